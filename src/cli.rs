@@ -1,0 +1,102 @@
+//! The command line, declared with clap's derive API. Nothing here runs anything: `app`
+//! dispatches the parsed `Cli` to the subcommands in `cmd/`.
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand};
+
+/// Turn Memory Loop chat transcripts into durable memory for Claude.
+///
+/// Facts about you go to ~/.claude/rules/memory.md (loaded by Claude Code into every
+/// session); facts about a vault's work go to a fenced "Memory Loop Insights" section of
+/// that vault's CLAUDE.md.
+#[derive(Debug, Parser)]
+#[command(name = "memloop", version, propagate_version = true)]
+#[command(after_help = "\
+Exit status: 0 done; 1 some transcripts failed (the rest were committed) or another runtime
+error; 2 usage or configuration error (a rejected API key included); 75 another memloop run
+holds the lock.
+
+Environment: VAULTS_DIR, MEMLOOP_CONFIG, MEMLOOP_PROVIDER (auto|anthropic|openai|claude-cli|builtin),
+MEMLOOP_MODEL, ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL, OPENAI_API_KEY, OPENAI_BASE_URL,
+CLAUDE_CONFIG_DIR, NO_COLOR, VISUAL/EDITOR.")]
+pub struct Cli {
+    #[command(flatten)]
+    pub global: Global,
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// Options every subcommand takes.
+#[derive(Debug, Args)]
+pub struct Global {
+    /// Config file [default: $MEMLOOP_CONFIG, else $XDG_CONFIG_HOME/memory-loop/config.toml]
+    #[arg(long, global = true, value_name = "FILE")]
+    pub config: Option<PathBuf>,
+    /// Say more (repeat for debug output)
+    #[arg(short, long, global = true, action = clap::ArgAction::Count)]
+    pub verbose: u8,
+    /// Print only errors and the final report
+    #[arg(short, long, global = true, conflicts_with = "verbose")]
+    pub quiet: bool,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Extract durable facts from new or changed transcripts and update the memory files
+    Extract(ExtractArgs),
+    /// Look at the memory memloop keeps
+    #[command(subcommand)]
+    Memory(MemoryCommand),
+    /// Show, locate or reset the extraction prompt
+    #[command(subcommand)]
+    Prompt(PromptCommand),
+    /// Show what memloop knows: paths, provider, ledger counts, the last run
+    Status(StatusArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct ExtractArgs {
+    /// Process every transcript again, ignoring the ledger and the settle time
+    #[arg(long)]
+    pub force: bool,
+    /// Extract (the LLM is called) and print what would change; write nothing at all
+    #[arg(long)]
+    pub dry_run: bool,
+    /// Only these vaults (repeatable)
+    #[arg(long = "vault", value_name = "DIR")]
+    pub vaults: Vec<PathBuf>,
+    /// Print the run report as JSON on stdout
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum MemoryCommand {
+    /// Print the memory file (with --json: every fact with its category, scope and sources)
+    Show {
+        /// Print the facts as JSON
+        #[arg(long)]
+        json: bool,
+        /// Include archived facts (replaced, or pushed out by the size cap)
+        #[arg(long)]
+        archived: bool,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+pub enum PromptCommand {
+    /// Print the prompt in use (your override, else the built-in default)
+    Show,
+    /// Print where the override lives (<config dir>/extraction-prompt.md)
+    Path,
+    /// Remove your override so the built-in default is used again
+    Reset,
+}
+
+#[derive(Debug, Args)]
+pub struct StatusArgs {
+    /// Print as JSON
+    #[arg(long)]
+    pub json: bool,
+}

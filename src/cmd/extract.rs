@@ -1,0 +1,84 @@
+//! `memloop extract`: run the pipeline once and report.
+
+use std::io::IsTerminal;
+use std::path::Path;
+
+use anyhow::Result;
+use indicatif::{ProgressBar, ProgressStyle};
+
+use super::{EXIT_FAILED, EXIT_OK, print};
+use crate::cli::{ExtractArgs, Global};
+use crate::config::Resolved;
+use crate::pipeline::{self, Options, Progress};
+
+pub fn run(cfg: &Resolved, global: &Global, args: &ExtractArgs) -> Result<u8> {
+    let opts = Options { force: args.force, dry_run: args.dry_run, vaults: args.vaults.clone() };
+    let progress = Reporter::new(global.quiet, args.json);
+    let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
+    let report = runtime.block_on(pipeline::run(cfg, &opts, &progress))?;
+    if args.json {
+        print(&format!("{}\n", serde_json::to_string_pretty(&report)?))?;
+    } else {
+        print(&report.to_text())?;
+    }
+    Ok(if report.failures.is_empty() { EXIT_OK } else { EXIT_FAILED })
+}
+
+/// A progress bar on a terminal, plain lines on stderr otherwise, nothing with `--quiet`.
+struct Reporter {
+    bar: Option<ProgressBar>,
+    quiet: bool,
+}
+
+impl Reporter {
+    fn new(quiet: bool, json: bool) -> Self {
+        let bar = (!quiet && !json && std::io::stderr().is_terminal()).then(|| {
+            let bar = ProgressBar::new(0);
+            if let Ok(style) = ProgressStyle::with_template("{bar:30} {pos}/{len} transcripts {msg}") {
+                bar.set_style(style);
+            }
+            bar
+        });
+        Self { bar, quiet }
+    }
+}
+
+impl Progress for Reporter {
+    fn warn(&self, message: &str) {
+        if self.quiet {
+            return;
+        }
+        match &self.bar {
+            Some(bar) => bar.suspend(|| eprintln!("memloop: warning: {message}")),
+            None => eprintln!("memloop: warning: {message}"),
+        }
+    }
+
+    fn begin(&self, total: usize) {
+        if let Some(bar) = &self.bar {
+            bar.set_length(total as u64);
+        } else if !self.quiet && total > 0 {
+            eprintln!("memloop: extracting {total} transcripts");
+        }
+    }
+
+    fn advance(&self, path: &Path, ok: bool) {
+        let name = path.file_name().map(|n| n.to_string_lossy()).unwrap_or_default();
+        match &self.bar {
+            Some(bar) => {
+                bar.set_message(name.into_owned());
+                bar.inc(1);
+            }
+            None if !self.quiet => {
+                eprintln!("memloop: {} {}", if ok { "processed" } else { "failed" }, path.display());
+            }
+            None => {}
+        }
+    }
+
+    fn finish(&self) {
+        if let Some(bar) = &self.bar {
+            bar.finish_and_clear();
+        }
+    }
+}

@@ -1,0 +1,101 @@
+//! The application edge: set up logging, load the config, dispatch to a subcommand, and
+//! turn the outcome into the contract's exit status.
+
+mod extract;
+mod memory;
+mod prompt;
+mod status;
+
+use std::io::Write;
+use std::process::ExitCode;
+
+use anyhow::Result;
+
+use crate::cli::{Cli, Command, Global};
+use crate::config::{Config, ConfigError, Resolved};
+use crate::paths::{Env, Paths};
+use crate::pipeline::RunError;
+
+/// Exit status: done.
+pub const EXIT_OK: u8 = 0;
+/// Exit status: some transcripts failed, or another runtime error.
+pub const EXIT_FAILED: u8 = 1;
+/// Exit status: usage or configuration error (a rejected API key included).
+pub const EXIT_USAGE: u8 = 2;
+/// Exit status: another run holds the lock.
+pub const EXIT_LOCKED: u8 = 75;
+
+/// A configuration problem found outside the config file (exit 2).
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+pub struct UsageError(pub String);
+
+/// Runs the parsed command line and returns the process's exit status.
+pub fn main(cli: Cli) -> ExitCode {
+    init_logging(&cli.global);
+    let env = Env::from_process();
+    match dispatch(cli, &env) {
+        Ok(code) => ExitCode::from(code),
+        Err(e) => {
+            let code = exit_code(&e);
+            eprintln!("memloop: {e:#}");
+            ExitCode::from(code)
+        }
+    }
+}
+
+fn dispatch(cli: Cli, env: &Env) -> Result<u8> {
+    let Cli { global, command } = cli;
+    match command {
+        Command::Extract(args) => extract::run(&resolve(&global, env)?, &global, &args),
+        Command::Memory(cmd) => memory::run(&resolve(&global, env)?, &cmd),
+        Command::Prompt(cmd) => prompt::run(&Paths::resolve(env, global.config.as_deref())?, &cmd),
+        Command::Status(args) => status::run(&resolve(&global, env)?, &args),
+    }
+}
+
+/// Loads the config file and merges flags and environment over it.
+fn resolve(global: &Global, env: &Env) -> Result<Resolved> {
+    let paths = Paths::resolve(env, global.config.as_deref())?;
+    let config = Config::load(&paths)?;
+    Ok(Resolved::new(config, paths, env)?)
+}
+
+/// The contract's exit status for an error.
+fn exit_code(e: &anyhow::Error) -> u8 {
+    if e.downcast_ref::<ConfigError>().is_some() || e.downcast_ref::<UsageError>().is_some() {
+        return EXIT_USAGE;
+    }
+    match e.downcast_ref::<RunError>() {
+        Some(RunError::Locked(_)) => EXIT_LOCKED,
+        Some(RunError::Provider(p)) if p.is_fatal() => EXIT_USAGE,
+        _ => EXIT_FAILED,
+    }
+}
+
+fn init_logging(global: &Global) {
+    let level = match (global.quiet, global.verbose) {
+        (true, _) => "error",
+        (false, 0) => "warn",
+        (false, 1) => "info",
+        (false, _) => "debug",
+    };
+    let filter = tracing_subscriber::EnvFilter::try_from_env("MEMLOOP_LOG")
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(format!("memloop={level}")));
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .with_target(false)
+        .without_time()
+        .with_ansi(false)
+        .try_init();
+}
+
+/// Writes to stdout; a closed pipe (`memloop memory show | head`) is not an error.
+fn print(text: &str) -> Result<()> {
+    let mut out = std::io::stdout().lock();
+    match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
+        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(e.into()),
+        _ => Ok(()),
+    }
+}

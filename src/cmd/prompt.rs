@@ -1,0 +1,24 @@
+//! `memloop prompt`: the extraction prompt in use, where to override it, and going back to
+//! the default.
+
+use anyhow::{Context, Result};
+
+use super::{EXIT_OK, print};
+use crate::cli::PromptCommand;
+use crate::paths::Paths;
+use crate::prompt::Prompt;
+
+pub fn run(paths: &Paths, cmd: &PromptCommand) -> Result<u8> {
+    match cmd {
+        PromptCommand::Show => print(&Prompt::load(&paths.prompt_file)?.text)?,
+        PromptCommand::Path => print(&format!("{}\n", paths.prompt_file.display()))?,
+        PromptCommand::Reset => match std::fs::remove_file(&paths.prompt_file) {
+            Ok(()) => eprintln!("memloop: removed {}; the built-in prompt is in use", paths.prompt_file.display()),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                eprintln!("memloop: no override at {}; the built-in prompt is in use", paths.prompt_file.display());
+            }
+            Err(e) => return Err(e).with_context(|| format!("could not remove {}", paths.prompt_file.display())),
+        },
+    }
+    Ok(EXIT_OK)
+}

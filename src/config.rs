@@ -1,0 +1,424 @@
+//! The config file (CONTRACT "Config file"): one serde tree with the contract's defaults.
+//! `from_toml` is pure; `load` reads the file; `Resolved::new` applies the precedence
+//! flag > environment > file > default and checks what the run needs.
+//!
+//! API keys never come from here: they are read from the environment only.
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use serde::Deserialize;
+
+use crate::llm::{ProviderKind, Settings};
+use crate::paths::{self, Env, Paths};
+
+/// The whole config file. Every field has the contract's default.
+#[derive(Debug, Clone, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct Config {
+    pub vaults_dir: String,
+    pub vaults: Vec<String>,
+    pub settle_minutes: u64,
+    pub llm: LlmConfig,
+    pub memory: MemoryConfig,
+    pub insights: InsightsConfig,
+    pub schedule: ScheduleConfig,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Self {
+            vaults_dir: String::new(),
+            vaults: Vec::new(),
+            settle_minutes: 10,
+            llm: LlmConfig::default(),
+            memory: MemoryConfig::default(),
+            insights: InsightsConfig::default(),
+            schedule: ScheduleConfig::default(),
+        }
+    }
+}
+
+#[derive(Debug, Clone, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct LlmConfig {
+    pub provider: String,
+    pub model: String,
+    pub concurrency: usize,
+    pub max_input_tokens: usize,
+    pub timeout_secs: u64,
+    pub max_retries: u32,
+    /// At most this many transcripts are sent per run (oldest first); 0 means no limit.
+    pub max_transcripts_per_run: usize,
+}
+
+impl Default for LlmConfig {
+    fn default() -> Self {
+        Self {
+            provider: "auto".into(),
+            model: String::new(),
+            concurrency: 4,
+            max_input_tokens: 24_000,
+            timeout_secs: 120,
+            max_retries: 4,
+            max_transcripts_per_run: 0,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct MemoryConfig {
+    pub path: String,
+    pub max_bytes: usize,
+    pub review: bool,
+}
+
+impl Default for MemoryConfig {
+    fn default() -> Self {
+        Self { path: String::new(), max_bytes: 51_200, review: false }
+    }
+}
+
+#[derive(Debug, Clone, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct InsightsConfig {
+    pub enabled: bool,
+    pub max_bytes: usize,
+}
+
+impl Default for InsightsConfig {
+    fn default() -> Self {
+        Self { enabled: true, max_bytes: 8192 }
+    }
+}
+
+#[derive(Debug, Clone, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct ScheduleConfig {
+    pub cron: String,
+    pub catch_up_hours: u64,
+}
+
+impl Default for ScheduleConfig {
+    fn default() -> Self {
+        Self { cron: "0 3 * * *".into(), catch_up_hours: 24 }
+    }
+}
+
+/// A config file that cannot be used; the run exits 2 with this message.
+#[derive(Debug, thiserror::Error)]
+pub enum ConfigError {
+    #[error("could not read config file {path}: {source}")]
+    Read { path: PathBuf, source: std::io::Error },
+    #[error("{path}:{line}:{column}: {message}")]
+    Parse { path: PathBuf, line: usize, column: usize, message: String },
+    #[error("{0}")]
+    Invalid(String),
+}
+
+impl Config {
+    /// Parses the TOML text of a config file; `path` only names it in errors.
+    pub fn from_toml(text: &str, path: &Path) -> Result<Self, ConfigError> {
+        toml::from_str(text).map_err(|e| {
+            let (line, column) = e.span().map_or((1, 1), |span| line_col(text, span.start));
+            ConfigError::Parse {
+                path: path.to_path_buf(),
+                line,
+                column,
+                message: e.message().trim().replace("unknown field", "unknown key"),
+            }
+        })
+    }
+
+    /// Reads the config file; a missing default file means the defaults, a missing file
+    /// named by `--config` or `$MEMLOOP_CONFIG` is an error.
+    pub fn load(paths: &Paths) -> Result<Self, ConfigError> {
+        match std::fs::read_to_string(&paths.config_file) {
+            Ok(text) => Self::from_toml(&text, &paths.config_file),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound && !paths.config_explicit => {
+                Ok(Self::default())
+            }
+            Err(source) => Err(ConfigError::Read { path: paths.config_file.clone(), source }),
+        }
+    }
+}
+
+fn line_col(text: &str, offset: usize) -> (usize, usize) {
+    let before = &text[..offset.min(text.len())];
+    let line = before.matches('\n').count() + 1;
+    let column = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
+    (line, column)
+}
+
+/// Why `auto` (or the user) chose the provider in use.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ProviderReason {
+    /// Named in `$MEMLOOP_PROVIDER` or the config.
+    Chosen(&'static str),
+    /// Picked by `auto` because this variable is set.
+    Auto(&'static str),
+    /// `auto` found no LLM configured.
+    Fallback,
+}
+
+impl std::fmt::Display for ProviderReason {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::Chosen(source) => write!(f, "chosen by {source}"),
+            Self::Auto(var) => write!(f, "auto: {var} is set"),
+            Self::Fallback => f.write_str(
+                "auto: none of ANTHROPIC_API_KEY, OPENAI_API_KEY or OPENAI_BASE_URL is set",
+            ),
+        }
+    }
+}
+
+/// Everything a run needs, with flags, environment and file merged.
+#[derive(Debug, Clone)]
+pub struct Resolved {
+    pub config: Config,
+    pub paths: Paths,
+    pub vaults_dir: Option<PathBuf>,
+    pub vaults: Vec<PathBuf>,
+    pub memory_file: PathBuf,
+    pub llm: Settings,
+    pub provider_reason: ProviderReason,
+}
+
+impl Resolved {
+    /// Merges the environment over the config file and checks the result.
+    pub fn new(config: Config, paths: Paths, env: &Env) -> Result<Self, ConfigError> {
+        let invalid = |msg: String| ConfigError::Invalid(msg);
+        let file = paths.config_file.display().to_string();
+        let vaults_dir = match env.var("VAULTS_DIR") {
+            Some(dir) => Some(expand(env, dir)?),
+            None if !config.vaults_dir.is_empty() => Some(expand(env, &config.vaults_dir)?),
+            None => None,
+        };
+        let vaults = config.vaults.iter().map(|v| expand(env, v)).collect::<Result<_, _>>()?;
+        let memory_file = paths::memory_file(env, &config.memory.path)
+            .map_err(|e| invalid(format!("{e:#}")))?;
+
+        let (provider_name, source) = match env.var("MEMLOOP_PROVIDER") {
+            Some(p) => (p.to_owned(), "MEMLOOP_PROVIDER"),
+            None => (config.llm.provider.clone(), "the config file"),
+        };
+        let (kind, provider_reason) = match provider_name.as_str() {
+            "auto" => auto_provider(env),
+            "anthropic" => (ProviderKind::Anthropic, ProviderReason::Chosen(source)),
+            "openai" => (ProviderKind::OpenAi, ProviderReason::Chosen(source)),
+            "claude-cli" => (ProviderKind::ClaudeCli, ProviderReason::Chosen(source)),
+            "builtin" => (ProviderKind::Builtin, ProviderReason::Chosen(source)),
+            other => {
+                return Err(invalid(format!(
+                    "unknown provider `{other}` (from {}): expected auto, anthropic, openai, claude-cli or builtin",
+                    if source == "MEMLOOP_PROVIDER" { source } else { &file }
+                )));
+            }
+        };
+        let api_key = match kind {
+            ProviderKind::Anthropic => {
+                let key = env.var("ANTHROPIC_API_KEY").map(str::to_owned);
+                if key.is_none() {
+                    return Err(invalid(
+                        "provider anthropic needs ANTHROPIC_API_KEY in the environment".into(),
+                    ));
+                }
+                key
+            }
+            ProviderKind::OpenAi => env.var("OPENAI_API_KEY").map(str::to_owned),
+            ProviderKind::ClaudeCli | ProviderKind::Builtin => None,
+        };
+        let base_url = match kind {
+            ProviderKind::Anthropic => {
+                env.var("ANTHROPIC_BASE_URL").unwrap_or("https://api.anthropic.com")
+            }
+            ProviderKind::OpenAi => env.var("OPENAI_BASE_URL").unwrap_or("https://api.openai.com/v1"),
+            ProviderKind::ClaudeCli | ProviderKind::Builtin => "",
+        }
+        .trim_end_matches('/')
+        .to_owned();
+        let model = env
+            .var("MEMLOOP_MODEL")
+            .map(str::to_owned)
+            .or_else(|| Some(config.llm.model.clone()).filter(|m| !m.is_empty()))
+            .unwrap_or_else(|| default_model(kind).to_owned());
+
+        let llm = &config.llm;
+        if llm.concurrency == 0 {
+            return Err(invalid(format!("{file}: llm.concurrency must be at least 1")));
+        }
+        if llm.max_input_tokens < 500 {
+            return Err(invalid(format!("{file}: llm.max_input_tokens must be at least 500")));
+        }
+        if llm.timeout_secs == 0 {
+            return Err(invalid(format!("{file}: llm.timeout_secs must be at least 1")));
+        }
+        let settings = Settings {
+            kind,
+            model,
+            api_key,
+            base_url,
+            timeout: Duration::from_secs(llm.timeout_secs),
+            max_retries: llm.max_retries,
+            max_output_tokens: 4096,
+        };
+        Ok(Self {
+            paths,
+            vaults_dir,
+            vaults,
+            memory_file,
+            llm: settings,
+            provider_reason,
+            config,
+        })
+    }
+}
+
+fn expand(env: &Env, path: &str) -> Result<PathBuf, ConfigError> {
+    env.expand(path).map_err(|e| ConfigError::Invalid(format!("{e:#}")))
+}
+
+fn auto_provider(env: &Env) -> (ProviderKind, ProviderReason) {
+    if env.var("ANTHROPIC_API_KEY").is_some() {
+        (ProviderKind::Anthropic, ProviderReason::Auto("ANTHROPIC_API_KEY"))
+    } else if env.var("OPENAI_API_KEY").is_some() {
+        (ProviderKind::OpenAi, ProviderReason::Auto("OPENAI_API_KEY"))
+    } else if env.var("OPENAI_BASE_URL").is_some() {
+        (ProviderKind::OpenAi, ProviderReason::Auto("OPENAI_BASE_URL"))
+    } else {
+        (ProviderKind::Builtin, ProviderReason::Fallback)
+    }
+}
+
+/// The model a provider uses when the user names none.
+pub fn default_model(kind: ProviderKind) -> &'static str {
+    match kind {
+        ProviderKind::Anthropic | ProviderKind::ClaudeCli => "claude-haiku-4-5",
+        ProviderKind::OpenAi => "gpt-4.1-mini",
+        ProviderKind::Builtin => "builtin",
+    }
+}
+
+/// The provider's name as users write it.
+pub fn provider_name(kind: ProviderKind) -> &'static str {
+    match kind {
+        ProviderKind::Anthropic => "anthropic",
+        ProviderKind::OpenAi => "openai",
+        ProviderKind::ClaudeCli => "claude-cli",
+        ProviderKind::Builtin => "builtin",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(text: &str) -> Result<Config, ConfigError> {
+        Config::from_toml(text, Path::new("/c/config.toml"))
+    }
+
+    fn resolve(config: Config, pairs: &[(&str, &str)]) -> Result<Resolved, ConfigError> {
+        let mut all = vec![("HOME", "/h")];
+        all.extend_from_slice(pairs);
+        let env = Env::from_pairs(all);
+        let paths = Paths::resolve(&env, None).unwrap();
+        Resolved::new(config, paths, &env)
+    }
+
+    #[test]
+    fn empty_file_is_the_contract_defaults() {
+        let c = parse("").unwrap();
+        assert_eq!(c, Config::default());
+        assert_eq!(c.settle_minutes, 10);
+        assert_eq!(c.llm.concurrency, 4);
+        assert_eq!(c.llm.max_input_tokens, 24_000);
+        assert_eq!(c.llm.timeout_secs, 120);
+        assert_eq!(c.llm.max_retries, 4);
+        assert_eq!(c.memory.max_bytes, 51_200);
+        assert_eq!(c.insights.max_bytes, 8192);
+        assert_eq!(c.schedule.cron, "0 3 * * *");
+    }
+
+    #[test]
+    fn the_contract_example_parses() {
+        let c = parse(
+            "vaults_dir = \"~/vaults\"\nvaults = [\"/x\"]\nsettle_minutes = 5\n[llm]\nprovider = \"openai\"\nmodel = \"m\"\n[memory]\nmax_bytes = 1000\nreview = true\n[insights]\nenabled = false\n[schedule]\ncatch_up_hours = 2\n",
+        )
+        .unwrap();
+        assert_eq!(c.settle_minutes, 5);
+        assert_eq!(c.llm.provider, "openai");
+        assert_eq!(c.memory.max_bytes, 1000);
+        assert!(c.memory.review);
+        assert!(!c.insights.enabled);
+        assert_eq!(c.llm.concurrency, 4, "unset keys keep their defaults");
+    }
+
+    #[test]
+    fn unknown_key_names_file_line_and_key() {
+        let err = parse("settle_minutes = 3\n[llm]\nmodle = \"x\"\n").unwrap_err().to_string();
+        assert!(err.starts_with("/c/config.toml:3:"), "{err}");
+        assert!(err.contains("unknown key `modle`"), "{err}");
+    }
+
+    #[test]
+    fn malformed_toml_names_the_line() {
+        let err = parse("a = 1\nsettle_minutes = \n").unwrap_err().to_string();
+        assert!(err.starts_with("/c/config.toml:2:"), "{err}");
+        let err = parse("settle_minutes = \"ten\"\n").unwrap_err().to_string();
+        assert!(err.starts_with("/c/config.toml:1:"), "{err}");
+    }
+
+    #[test]
+    fn auto_picks_by_environment() {
+        let cases: &[(&[(&str, &str)], ProviderKind)] = &[
+            (&[], ProviderKind::Builtin),
+            (&[("ANTHROPIC_API_KEY", "k")], ProviderKind::Anthropic),
+            (&[("OPENAI_API_KEY", "k")], ProviderKind::OpenAi),
+            (&[("OPENAI_BASE_URL", "http://localhost:11434/v1")], ProviderKind::OpenAi),
+            (&[("ANTHROPIC_API_KEY", "k"), ("OPENAI_API_KEY", "k")], ProviderKind::Anthropic),
+            (&[("ANTHROPIC_API_KEY", "k"), ("MEMLOOP_PROVIDER", "builtin")], ProviderKind::Builtin),
+        ];
+        for (env, want) in cases {
+            assert_eq!(resolve(Config::default(), env).unwrap().llm.kind, *want, "{env:?}");
+        }
+        let r = resolve(Config::default(), &[]).unwrap();
+        assert_eq!(r.provider_reason, ProviderReason::Fallback);
+        assert_eq!(r.llm.model, "builtin");
+    }
+
+    #[test]
+    fn precedence_env_over_file_over_default() {
+        let mut c = Config::default();
+        c.llm.model = "from-file".into();
+        c.vaults_dir = "~/v".into();
+        let r = resolve(c.clone(), &[("ANTHROPIC_API_KEY", "k")]).unwrap();
+        assert_eq!(r.llm.model, "from-file");
+        assert_eq!(r.vaults_dir.as_deref(), Some(Path::new("/h/v")));
+        assert_eq!(r.llm.base_url, "https://api.anthropic.com");
+        let r = resolve(
+            c,
+            &[
+                ("ANTHROPIC_API_KEY", "k"),
+                ("MEMLOOP_MODEL", "from-env"),
+                ("VAULTS_DIR", "/v"),
+                ("ANTHROPIC_BASE_URL", "http://127.0.0.1:9/"),
+            ],
+        )
+        .unwrap();
+        assert_eq!(r.llm.model, "from-env");
+        assert_eq!(r.vaults_dir.as_deref(), Some(Path::new("/v")));
+        assert_eq!(r.llm.base_url, "http://127.0.0.1:9");
+        let r = resolve(Config::default(), &[("ANTHROPIC_API_KEY", "k")]).unwrap();
+        assert_eq!(r.llm.model, "claude-haiku-4-5");
+    }
+
+    #[test]
+    fn bad_provider_and_missing_key_are_config_errors() {
+        let err = resolve(Config::default(), &[("MEMLOOP_PROVIDER", "gemini")]).unwrap_err();
+        assert!(err.to_string().contains("unknown provider `gemini`"));
+        let err = resolve(Config::default(), &[("MEMLOOP_PROVIDER", "anthropic")]).unwrap_err();
+        assert!(err.to_string().contains("ANTHROPIC_API_KEY"));
+    }
+}

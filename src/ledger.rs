@@ -1,0 +1,601 @@
+//! The SQLite ledger: which transcripts were processed (size, mtime, SHA-256), every fact
+//! with its provenance and status, the runs and their reports, and the exact text memloop
+//! last wrote into each memory file (so hand edits can be told apart from our own output).
+//!
+//! It owns the schema and its version; it does not decide merges or render anything.
+
+use std::path::Path;
+
+use anyhow::{Context, Result, bail};
+use rusqlite::{Connection, OptionalExtension, params};
+
+use crate::fact::{Fact, Scope, Status};
+
+const SCHEMA_VERSION: i64 = 1;
+
+const SCHEMA: &str = "
+CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE transcripts (
+    path TEXT PRIMARY KEY,
+    vault TEXT NOT NULL,
+    size INTEGER NOT NULL,
+    mtime_ns INTEGER NOT NULL,
+    sha256 TEXT NOT NULL,
+    prompt_hash TEXT NOT NULL,
+    model TEXT NOT NULL,
+    processed_at TEXT NOT NULL,
+    fact_count INTEGER NOT NULL
+);
+CREATE TABLE facts (
+    id INTEGER PRIMARY KEY,
+    text TEXT NOT NULL,
+    key TEXT NOT NULL,
+    category TEXT NOT NULL,
+    scope TEXT NOT NULL,
+    vault TEXT,
+    first_seen TEXT NOT NULL,
+    last_seen TEXT NOT NULL,
+    times_seen INTEGER NOT NULL,
+    status TEXT NOT NULL,
+    archived_reason TEXT,
+    replaced_by INTEGER REFERENCES facts(id)
+);
+CREATE INDEX facts_key ON facts (key);
+CREATE TABLE fact_sources (
+    fact_id INTEGER NOT NULL REFERENCES facts(id),
+    transcript TEXT NOT NULL,
+    date TEXT NOT NULL,
+    PRIMARY KEY (fact_id, transcript)
+);
+CREATE TABLE runs (
+    id INTEGER PRIMARY KEY,
+    started_at TEXT NOT NULL,
+    finished_at TEXT NOT NULL,
+    report TEXT NOT NULL
+);
+CREATE TABLE rendered (target TEXT PRIMARY KEY, content TEXT NOT NULL, previous TEXT);
+";
+
+/// What the ledger remembers of one processed transcript.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TranscriptRow {
+    pub path: String,
+    pub vault: String,
+    /// -1 when unknown (imported from Memory Loop's state): then only the checksum counts.
+    pub size: i64,
+    pub mtime_ns: i64,
+    pub sha256: String,
+    pub prompt_hash: String,
+    pub model: String,
+    pub processed_at: String,
+    pub fact_count: i64,
+}
+
+/// Where a fact came from.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct Source {
+    pub transcript: String,
+    pub date: String,
+}
+
+/// A new fact to insert.
+#[derive(Debug, Clone)]
+pub struct NewFact<'a> {
+    pub text: &'a str,
+    pub key: &'a str,
+    pub category: &'a str,
+    pub scope: Scope,
+    pub vault: Option<&'a str>,
+    pub status: Status,
+    pub source: &'a Source,
+}
+
+/// The SQLite ledger.
+pub struct Ledger {
+    conn: Connection,
+}
+
+impl Ledger {
+    /// Opens (creating if needed) the ledger at `path`.
+    pub fn open(path: &Path) -> Result<Self> {
+        if let Some(dir) = path.parent() {
+            std::fs::create_dir_all(dir)
+                .with_context(|| format!("could not create state directory {}", dir.display()))?;
+        }
+        let conn = Connection::open(path)
+            .with_context(|| format!("could not open ledger {}", path.display()))?;
+        Self::init(conn).with_context(|| format!("ledger {}", path.display()))
+    }
+
+    /// A private in-memory copy of the ledger at `path` (or an empty one when it does not
+    /// exist), for `--dry-run`: the run goes through the same code and nothing reaches disk.
+    pub fn scratch_copy(path: &Path) -> Result<Self> {
+        let mut conn = Connection::open_in_memory()?;
+        if path.exists() {
+            let src = Connection::open_with_flags(path, rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY)
+                .with_context(|| format!("could not open ledger {}", path.display()))?;
+            let backup = rusqlite::backup::Backup::new(&src, &mut conn)?;
+            backup
+                .run_to_completion(256, std::time::Duration::ZERO, None)
+                .with_context(|| format!("could not read ledger {}", path.display()))?;
+        }
+        Self::init(conn)
+    }
+
+    fn init(conn: Connection) -> Result<Self> {
+        conn.busy_timeout(std::time::Duration::from_secs(5))?;
+        conn.pragma_update(None, "foreign_keys", true)?;
+        let version: i64 = conn.pragma_query_value(None, "user_version", |r| r.get(0))?;
+        match version {
+            0 => {
+                conn.execute_batch(SCHEMA)?;
+                conn.pragma_update(None, "user_version", SCHEMA_VERSION)?;
+            }
+            SCHEMA_VERSION => {}
+            newer => bail!(
+                "schema version {newer} is newer than this memloop understands ({SCHEMA_VERSION}): upgrade memloop"
+            ),
+        }
+        Ok(Self { conn })
+    }
+
+    /// Runs `f` in one transaction: all of it lands, or none.
+    pub fn transaction<T>(&mut self, f: impl FnOnce(&Ledger) -> Result<T>) -> Result<T> {
+        self.conn.execute_batch("BEGIN IMMEDIATE")?;
+        match f(self) {
+            Ok(v) => {
+                self.conn.execute_batch("COMMIT")?;
+                Ok(v)
+            }
+            Err(e) => {
+                let _ = self.conn.execute_batch("ROLLBACK");
+                Err(e)
+            }
+        }
+    }
+
+    /// The ledger's row for a transcript.
+    pub fn transcript(&self, path: &str) -> Result<Option<TranscriptRow>> {
+        Ok(self
+            .conn
+            .query_row(
+                "SELECT path, vault, size, mtime_ns, sha256, prompt_hash, model, processed_at, fact_count
+                 FROM transcripts WHERE path = ?1",
+                [path],
+                |r| {
+                    Ok(TranscriptRow {
+                        path: r.get(0)?,
+                        vault: r.get(1)?,
+                        size: r.get(2)?,
+                        mtime_ns: r.get(3)?,
+                        sha256: r.get(4)?,
+                        prompt_hash: r.get(5)?,
+                        model: r.get(6)?,
+                        processed_at: r.get(7)?,
+                        fact_count: r.get(8)?,
+                    })
+                },
+            )
+            .optional()?)
+    }
+
+    /// Records a transcript as processed (or refreshes its size and mtime).
+    pub fn mark_transcript(&self, row: &TranscriptRow) -> Result<()> {
+        self.conn.execute(
+            "INSERT INTO transcripts (path, vault, size, mtime_ns, sha256, prompt_hash, model, processed_at, fact_count)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)
+             ON CONFLICT (path) DO UPDATE SET vault = ?2, size = ?3, mtime_ns = ?4, sha256 = ?5,
+                 prompt_hash = ?6, model = ?7, processed_at = ?8, fact_count = ?9",
+            params![
+                row.path,
+                row.vault,
+                row.size,
+                row.mtime_ns,
+                row.sha256,
+                row.prompt_hash,
+                row.model,
+                row.processed_at,
+                row.fact_count
+            ],
+        )?;
+        Ok(())
+    }
+
+    /// Updates only the stat fields of a known transcript whose bytes did not change.
+    pub fn touch_transcript(&self, path: &str, size: i64, mtime_ns: i64) -> Result<()> {
+        self.conn.execute(
+            "UPDATE transcripts SET size = ?2, mtime_ns = ?3 WHERE path = ?1",
+            params![path, size, mtime_ns],
+        )?;
+        Ok(())
+    }
+
+    /// Whether no transcript has ever been recorded.
+    pub fn is_empty(&self) -> Result<bool> {
+        let n: i64 = self.conn.query_row("SELECT COUNT(*) FROM transcripts", [], |r| r.get(0))?;
+        Ok(n == 0)
+    }
+
+    /// How many transcripts are recorded.
+    pub fn transcript_count(&self) -> Result<i64> {
+        Ok(self.conn.query_row("SELECT COUNT(*) FROM transcripts", [], |r| r.get(0))?)
+    }
+
+    /// Every fact with the given statuses, ordered by id.
+    pub fn facts(&self, statuses: &[Status]) -> Result<Vec<Fact>> {
+        let all = self.query_facts("1 = 1", [])?;
+        Ok(all.into_iter().filter(|f| statuses.contains(&f.status)).collect())
+    }
+
+    /// The facts a render chooses from: the active ones and those the size cap archived
+    /// (they come back when there is room again).
+    pub fn renderable_facts(&self) -> Result<Vec<Fact>> {
+        self.query_facts(
+            "status = 'active' OR (status = 'archived' AND archived_reason = 'cap')",
+            [],
+        )
+    }
+
+    /// One fact by id.
+    pub fn fact(&self, id: i64) -> Result<Option<Fact>> {
+        Ok(self.query_facts("id = ?1", [id])?.pop())
+    }
+
+    fn query_facts(&self, filter: &str, params: impl rusqlite::Params) -> Result<Vec<Fact>> {
+        let mut stmt = self.conn.prepare_cached(&format!(
+            "SELECT id, text, category, scope, vault, first_seen, last_seen, times_seen, status
+             FROM facts WHERE {filter} ORDER BY id"
+        ))?;
+        let rows = stmt.query_map(params, |r| {
+            Ok(Fact {
+                id: r.get(0)?,
+                text: r.get(1)?,
+                category: r.get(2)?,
+                scope: scope_from(&r.get::<_, String>(3)?),
+                vault: r.get(4)?,
+                first_seen: r.get(5)?,
+                last_seen: r.get(6)?,
+                times_seen: r.get(7)?,
+                status: status_from(&r.get::<_, String>(8)?),
+            })
+        })?;
+        Ok(rows.collect::<Result<_, _>>()?)
+    }
+
+    /// Inserts a new fact with its first source and returns its id.
+    pub fn insert_fact(&self, f: &NewFact<'_>) -> Result<i64> {
+        self.conn.execute(
+            "INSERT INTO facts (text, key, category, scope, vault, first_seen, last_seen, times_seen, status)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?6, 1, ?7)",
+            params![
+                f.text,
+                f.key,
+                f.category,
+                scope_str(f.scope),
+                f.vault,
+                f.source.date,
+                status_str(f.status)
+            ],
+        )?;
+        let id = self.conn.last_insert_rowid();
+        self.add_source(id, f.source)?;
+        Ok(id)
+    }
+
+    /// Counts a fact as seen again in `source`. A transcript seen before (a `--force` run)
+    /// does not reinforce twice. Returns whether it was reinforced.
+    pub fn reinforce(&self, id: i64, source: &Source) -> Result<bool> {
+        if !self.add_source(id, source)? {
+            return Ok(false);
+        }
+        self.conn.execute(
+            "UPDATE facts SET times_seen = times_seen + 1,
+                 first_seen = min(first_seen, ?2), last_seen = max(last_seen, ?2)
+             WHERE id = ?1",
+            params![id, source.date],
+        )?;
+        Ok(true)
+    }
+
+    fn add_source(&self, id: i64, source: &Source) -> Result<bool> {
+        let n = self.conn.execute(
+            "INSERT OR IGNORE INTO fact_sources (fact_id, transcript, date) VALUES (?1, ?2, ?3)",
+            params![id, source.transcript, source.date],
+        )?;
+        Ok(n == 1)
+    }
+
+    /// A fact's sources, oldest first.
+    pub fn sources(&self, id: i64) -> Result<Vec<Source>> {
+        let mut stmt = self.conn.prepare_cached(
+            "SELECT transcript, date FROM fact_sources WHERE fact_id = ?1 ORDER BY date, transcript",
+        )?;
+        let rows = stmt.query_map([id], |r| Ok(Source { transcript: r.get(0)?, date: r.get(1)? }))?;
+        Ok(rows.collect::<Result<_, _>>()?)
+    }
+
+    /// Sets a fact's status; `reason` says why it was archived.
+    pub fn set_status(&self, id: i64, status: Status, reason: Option<&str>) -> Result<()> {
+        self.conn.execute(
+            "UPDATE facts SET status = ?2, archived_reason = ?3 WHERE id = ?1",
+            params![id, status_str(status), reason],
+        )?;
+        Ok(())
+    }
+
+    /// Why an archived fact was archived (`replaced`, `cap`), if recorded.
+    pub fn archived_reason(&self, id: i64) -> Result<Option<String>> {
+        Ok(self
+            .conn
+            .query_row("SELECT archived_reason FROM facts WHERE id = ?1", [id], |r| r.get(0))
+            .optional()?
+            .flatten())
+    }
+
+    /// Archives `old` as replaced by `new`.
+    pub fn replace(&self, old: i64, new: i64) -> Result<()> {
+        self.conn.execute(
+            "UPDATE facts SET status = 'archived', archived_reason = 'replaced', replaced_by = ?2 WHERE id = ?1",
+            params![old, new],
+        )?;
+        Ok(())
+    }
+
+    /// The text memloop last rendered for `target` (a memory file or a vault's fence) and
+    /// the one before it.
+    pub fn rendered(&self, target: &str) -> Result<(Option<String>, Option<String>)> {
+        Ok(self
+            .conn
+            .query_row("SELECT content, previous FROM rendered WHERE target = ?1", [target], |r| {
+                Ok((r.get(0)?, r.get(1)?))
+            })
+            .optional()?
+            .unwrap_or((None, None)))
+    }
+
+    /// Records the text memloop is about to write to `target`, keeping the last one as
+    /// `previous` (recorded before the write, so a crash between the two is recognisable).
+    pub fn set_rendered(&self, target: &str, content: &str) -> Result<()> {
+        self.conn.execute(
+            "INSERT INTO rendered (target, content) VALUES (?1, ?2)
+             ON CONFLICT (target) DO UPDATE SET previous = content, content = ?2
+             WHERE content IS NOT ?2",
+            params![target, content],
+        )?;
+        Ok(())
+    }
+
+    /// Stores a finished run's report.
+    pub fn record_run(&self, started_at: &str, finished_at: &str, report: &str) -> Result<()> {
+        self.conn.execute(
+            "INSERT INTO runs (started_at, finished_at, report) VALUES (?1, ?2, ?3)",
+            params![started_at, finished_at, report],
+        )?;
+        Ok(())
+    }
+
+    /// The newest run's (finished_at, report JSON).
+    pub fn last_run(&self) -> Result<Option<(String, String)>> {
+        Ok(self
+            .conn
+            .query_row("SELECT finished_at, report FROM runs ORDER BY id DESC LIMIT 1", [], |r| {
+                Ok((r.get(0)?, r.get(1)?))
+            })
+            .optional()?)
+    }
+
+    /// Imports Memory Loop's `extraction-state.json` checksums into an empty ledger, once.
+    /// Returns how many transcripts were imported.
+    pub fn import_legacy(&self, state_file: &Path) -> Result<usize> {
+        let done: Option<String> = self
+            .conn
+            .query_row("SELECT value FROM meta WHERE key = 'legacy_import'", [], |r| r.get(0))
+            .optional()?;
+        if done.is_some() || !self.is_empty()? {
+            return Ok(0);
+        }
+        let pairs = match std::fs::read(state_file) {
+            Ok(bytes) => {
+                let value: serde_json::Value = serde_json::from_slice(&bytes).with_context(|| {
+                    format!("could not parse Memory Loop state {}", state_file.display())
+                })?;
+                legacy_checksums(&value)
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Vec::new(),
+            Err(e) => {
+                return Err(e).with_context(|| {
+                    format!("could not read Memory Loop state {}", state_file.display())
+                });
+            }
+        };
+        for (path, sha) in &pairs {
+            self.mark_transcript(&TranscriptRow {
+                path: path.clone(),
+                vault: String::new(),
+                size: -1,
+                mtime_ns: -1,
+                sha256: sha.clone(),
+                prompt_hash: String::new(),
+                model: "memory-loop".into(),
+                processed_at: "imported".into(),
+                fact_count: 0,
+            })?;
+        }
+        self.conn.execute(
+            "INSERT INTO meta (key, value) VALUES ('legacy_import', ?1)",
+            [pairs.len().to_string()],
+        )?;
+        Ok(pairs.len())
+    }
+}
+
+/// Every status, for queries that want all facts.
+pub const ALL_STATUSES: [Status; 4] =
+    [Status::Active, Status::Archived, Status::Forgotten, Status::Pending];
+
+/// Finds (transcript path, SHA-256) pairs in Memory Loop's state, whatever its nesting:
+/// `{"<path>.md": "<sha>"}`, `{"<path>.md": {"checksum": "<sha>", ...}}`, or objects with
+/// `path` and `checksum`/`hash`/`sha256` fields.
+fn legacy_checksums(value: &serde_json::Value) -> Vec<(String, String)> {
+    use serde_json::Value;
+    fn is_sha(s: &str) -> bool {
+        s.len() == 64 && s.bytes().all(|b| b.is_ascii_hexdigit())
+    }
+    fn sha_field(map: &serde_json::Map<String, Value>) -> Option<String> {
+        ["checksum", "sha256", "hash", "contentHash"]
+            .iter()
+            .filter_map(|k| map.get(*k)?.as_str())
+            .find(|s| is_sha(s))
+            .map(str::to_ascii_lowercase)
+    }
+    let mut out = Vec::new();
+    let mut stack = vec![value];
+    while let Some(v) = stack.pop() {
+        match v {
+            Value::Object(map) => {
+                if let (Some(path), Some(sha)) = (map.get("path").and_then(Value::as_str), sha_field(map)) {
+                    out.push((path.to_owned(), sha));
+                    continue;
+                }
+                for (k, child) in map {
+                    match child {
+                        Value::String(s) if k.ends_with(".md") && is_sha(s) => {
+                            out.push((k.clone(), s.to_ascii_lowercase()));
+                        }
+                        Value::Object(inner) if k.ends_with(".md") => match sha_field(inner) {
+                            Some(sha) => out.push((k.clone(), sha)),
+                            None => stack.push(child),
+                        },
+                        _ => stack.push(child),
+                    }
+                }
+            }
+            Value::Array(items) => stack.extend(items),
+            _ => {}
+        }
+    }
+    out.sort();
+    out.dedup();
+    out
+}
+
+pub fn scope_str(scope: Scope) -> &'static str {
+    match scope {
+        Scope::Global => "global",
+        Scope::Vault => "vault",
+    }
+}
+
+fn scope_from(s: &str) -> Scope {
+    if s == "vault" { Scope::Vault } else { Scope::Global }
+}
+
+pub fn status_str(status: Status) -> &'static str {
+    match status {
+        Status::Active => "active",
+        Status::Archived => "archived",
+        Status::Forgotten => "forgotten",
+        Status::Pending => "pending",
+    }
+}
+
+fn status_from(s: &str) -> Status {
+    match s {
+        "archived" => Status::Archived,
+        "forgotten" => Status::Forgotten,
+        "pending" => Status::Pending,
+        _ => Status::Active,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ledger() -> Ledger {
+        Ledger::init(Connection::open_in_memory().unwrap()).unwrap()
+    }
+
+    fn src(t: &str, d: &str) -> Source {
+        Source { transcript: t.into(), date: d.into() }
+    }
+
+    fn insert(l: &Ledger, text: &str, s: &Source) -> i64 {
+        l.insert_fact(&NewFact {
+            text,
+            key: text,
+            category: "Preferences",
+            scope: Scope::Global,
+            vault: None,
+            status: Status::Active,
+            source: s,
+        })
+        .unwrap()
+    }
+
+    #[test]
+    fn reinforcing_counts_each_transcript_once_and_widens_dates() {
+        let l = ledger();
+        let id = insert(&l, "Prefers tea.", &src("/a.md", "2025-06-10"));
+        assert!(l.reinforce(id, &src("/b.md", "2025-06-12")).unwrap());
+        assert!(!l.reinforce(id, &src("/b.md", "2025-06-12")).unwrap(), "same transcript twice");
+        assert!(l.reinforce(id, &src("/c.md", "2025-06-01")).unwrap());
+        let f = l.fact(id).unwrap().unwrap();
+        assert_eq!((f.times_seen, f.first_seen.as_str(), f.last_seen.as_str()), (3, "2025-06-01", "2025-06-12"));
+        assert_eq!(l.sources(id).unwrap().len(), 3);
+    }
+
+    #[test]
+    fn replace_archives_the_old_fact() {
+        let l = ledger();
+        let old = insert(&l, "Uses Python 3.11.", &src("/a.md", "2025-01-01"));
+        let new = insert(&l, "Uses Python 3.12.", &src("/b.md", "2025-02-01"));
+        l.replace(old, new).unwrap();
+        let active: Vec<_> = l.facts(&[Status::Active]).unwrap().into_iter().map(|f| f.id).collect();
+        assert_eq!(active, vec![new]);
+        assert_eq!(l.archived_reason(old).unwrap().as_deref(), Some("replaced"));
+    }
+
+    #[test]
+    fn transaction_rolls_back_on_error() {
+        let mut l = ledger();
+        let r: Result<()> = l.transaction(|l| {
+            insert(l, "Kept?", &src("/a.md", "2025-01-01"));
+            bail!("boom")
+        });
+        assert!(r.is_err());
+        assert!(l.facts(&ALL_STATUSES).unwrap().is_empty());
+    }
+
+    #[test]
+    fn legacy_state_shapes_are_imported_once() {
+        let sha = "ab".repeat(32);
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("extraction-state.json");
+        let json = serde_json::json!({
+            "version": 1,
+            "processedFiles": {
+                "/v/a/00_Inbox/chats/one.md": sha,
+                "/v/a/00_Inbox/chats/two.md": {"checksum": sha.to_uppercase(), "processedAt": "x"}
+            },
+            "history": [{"path": "/v/b/chats/three.md", "hash": sha}]
+        });
+        std::fs::write(&file, json.to_string()).unwrap();
+        let l = ledger();
+        assert_eq!(l.import_legacy(&file).unwrap(), 3);
+        let row = l.transcript("/v/a/00_Inbox/chats/two.md").unwrap().unwrap();
+        assert_eq!(row.sha256, sha);
+        assert_eq!(row.size, -1);
+        assert_eq!(l.import_legacy(&file).unwrap(), 0, "only into an empty ledger, once");
+    }
+
+    #[test]
+    fn rendered_text_round_trips() {
+        let l = ledger();
+        assert_eq!(l.rendered("m").unwrap(), (None, None));
+        l.set_rendered("m", "one").unwrap();
+        l.set_rendered("m", "two").unwrap();
+        l.set_rendered("m", "two").unwrap();
+        assert_eq!(l.rendered("m").unwrap(), (Some("two".into()), Some("one".into())));
+    }
+}

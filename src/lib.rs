@@ -1,0 +1,29 @@
+//! memloop turns the chat transcripts Memory Loop writes into note vaults into durable
+//! memory for Claude: `~/.claude/rules/memory.md` for facts about the person, a fenced
+//! section of each vault's `CLAUDE.md` for facts about its work.
+//!
+//! The pipeline (`pipeline::run`) reads top to bottom:
+//! discover (`vault`) -> fingerprint/skip (`ledger`) -> read + parse (`transcript`) ->
+//! redact (`redact`) -> extract (`llm`) -> filter + merge (`fact`, `merge`) ->
+//! render (`render`, `fence`) -> write (`fsutil`).
+
+#![forbid(unsafe_code)]
+
+pub mod cli;
+pub mod cmd;
+pub mod config;
+pub mod edits;
+pub mod fact;
+pub mod fence;
+pub mod fsutil;
+pub mod ledger;
+pub mod llm;
+pub mod merge;
+pub mod paths;
+pub mod pipeline;
+pub mod prompt;
+pub mod redact;
+pub mod render;
+pub mod report;
+pub mod transcript;
+pub mod vault;

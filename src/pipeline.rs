@@ -1,0 +1,782 @@
+//! One extraction run, top to bottom:
+//!
+//! ```text
+//! discover -> fingerprint/skip -> read + parse -> redact -> extract (LLM) -> filter + merge -> render -> write
+//! ```
+//!
+//! Extraction runs concurrently (up to `llm.concurrency` transcripts in flight); everything
+//! after it is synchronous and happens as each transcript finishes, so a run stopped after
+//! N transcripts keeps those N. For each one: its facts land in the ledger (one
+//! transaction), the files are rendered and the render recorded, the files are written, and
+//! only then is the transcript marked done. A crash between any two steps leaves a state
+//! that the next run repairs: the transcript is extracted again and merge makes it harmless.
+
+use std::collections::{HashMap, HashSet};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::{Instant, SystemTime, UNIX_EPOCH};
+
+use anyhow::{Context, Result};
+use sha2::{Digest, Sha256};
+use tokio::task::JoinSet;
+
+use crate::config::{Resolved, provider_name};
+use crate::edits;
+use crate::fact::{self, Candidate, Fact, Scope, Status};
+use crate::fence;
+use crate::fsutil;
+use crate::ledger::{Ledger, NewFact, Source, TranscriptRow};
+use crate::llm::{self, ExtractRequest, Extraction, LlmError, Provider};
+use crate::merge::FactIndex;
+use crate::prompt::Prompt;
+use crate::redact;
+use crate::render;
+use crate::report::{Change, Failure, Report};
+use crate::transcript;
+use crate::vault::{self, Vault};
+
+/// How many known facts travel with a transcript so the model can skip or replace them.
+const RELATED_FACTS: usize = 20;
+
+/// What the user asked of this run.
+#[derive(Debug, Clone, Default)]
+pub struct Options {
+    /// Process every transcript again, ignoring the ledger and the settle time.
+    pub force: bool,
+    /// Extract, but write nothing at all.
+    pub dry_run: bool,
+    /// Only these vaults.
+    pub vaults: Vec<PathBuf>,
+}
+
+/// Why a run stopped before its end.
+#[derive(Debug, thiserror::Error)]
+pub enum RunError {
+    /// Another run holds the lock; nothing was read or written.
+    #[error("another memloop run holds the lock {0}; nothing was read or written")]
+    Locked(PathBuf),
+    /// The provider cannot work at all (a rejected key, a missing `claude` binary).
+    #[error(transparent)]
+    Provider(LlmError),
+    #[error(transparent)]
+    Other(#[from] anyhow::Error),
+}
+
+/// Where the run says what it is doing (a progress bar, plain lines, or nothing).
+pub trait Progress {
+    /// A warning for the user (stderr).
+    fn warn(&self, message: &str);
+    /// Extraction of `total` transcripts begins.
+    fn begin(&self, total: usize);
+    /// One transcript finished (`ok` false when it failed).
+    fn advance(&self, path: &Path, ok: bool);
+    /// All transcripts finished.
+    fn finish(&self);
+}
+
+/// A transcript that needs extracting.
+struct Job {
+    vault: usize,
+    path: PathBuf,
+    size: i64,
+    mtime_ns: i64,
+    sha256: String,
+    bytes: Vec<u8>,
+}
+
+/// A file memloop renders: the memory file, or one vault's `CLAUDE.md`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+enum Target {
+    Memory,
+    Vault(usize),
+}
+
+/// Runs one extraction over the configured vaults.
+pub async fn run(cfg: &Resolved, opts: &Options, progress: &dyn Progress) -> Result<Report, RunError> {
+    let started = Instant::now();
+    let started_at = chrono::Local::now().to_rfc3339();
+    // A dry run takes the lock only where one can exist, so it never creates the state dir.
+    let _lock = if opts.dry_run && !cfg.paths.state_dir.exists() {
+        None
+    } else {
+        let lock = fsutil::try_lock(&cfg.paths.state_dir).with_context(|| {
+            format!("could not take the run lock in {}", cfg.paths.state_dir.display())
+        })?;
+        Some(lock.ok_or_else(|| RunError::Locked(cfg.paths.state_dir.join("memloop.lock")))?)
+    };
+    let ledger = if opts.dry_run {
+        Ledger::scratch_copy(&cfg.paths.ledger())?
+    } else {
+        Ledger::open(&cfg.paths.ledger())?
+    };
+    let imported = ledger.import_legacy(&cfg.paths.legacy_state)?;
+    if imported > 0 {
+        progress.warn(&format!(
+            "imported {imported} transcript checksums from Memory Loop's {}",
+            cfg.paths.legacy_state.display()
+        ));
+    }
+    let prompt = Prompt::load(&cfg.paths.prompt_file)?;
+    let provider = Arc::new(Provider::new(&cfg.llm).map_err(RunError::Provider)?);
+    if cfg.provider_reason == crate::config::ProviderReason::Fallback {
+        progress.warn(
+            "no LLM configured (set ANTHROPIC_API_KEY, or OPENAI_API_KEY / OPENAI_BASE_URL): using the offline builtin extractor",
+        );
+    }
+
+    let mut run = Run::new(cfg, opts, ledger, prompt)?;
+    run.report.provider = provider_name(cfg.llm.kind).to_owned();
+    run.report.model = cfg.llm.model.clone();
+    let vaults = select_vaults(cfg, opts, &mut run.report, progress);
+    run.vaults = vaults;
+    let jobs = run.scan()?;
+
+    // Hand edits are read back before any new fact arrives, so a bullet the user deleted
+    // is already forgotten when a transcript says it again.
+    run.sync_all()?;
+    let outcome = run.extract_all(jobs, &provider, progress).await;
+    run.sync_all()?;
+    run.finish(started, &started_at)?;
+    outcome?;
+    Ok(run.report)
+}
+
+fn select_vaults(
+    cfg: &Resolved,
+    opts: &Options,
+    report: &mut Report,
+    progress: &dyn Progress,
+) -> Vec<Vault> {
+    let found = if opts.vaults.is_empty() {
+        vault::discover(cfg.vaults_dir.as_deref(), &cfg.vaults)
+    } else {
+        opts.vaults.iter().map(|dir| vault::open(dir)).collect()
+    };
+    if found.is_empty() {
+        progress.warn("no vaults found: set VAULTS_DIR or vaults_dir/vaults in the config file");
+    }
+    let mut vaults = Vec::new();
+    for v in found {
+        match v {
+            Ok(v) => vaults.push(v),
+            Err(e) => report.failures.push(Failure { path: String::new(), error: e.to_string() }),
+        }
+    }
+    report.vaults = vaults.len();
+    vaults
+}
+
+struct Run<'a> {
+    cfg: &'a Resolved,
+    opts: &'a Options,
+    ledger: Ledger,
+    index: FactIndex,
+    prompt: Prompt,
+    vaults: Vec<Vault>,
+    report: Report,
+    today: String,
+    /// Targets that failed this run (a malformed fence): not touched again.
+    failed_targets: HashSet<Target>,
+    /// In a dry run, what would have been written, by path; read back in place of the disk.
+    overlay: HashMap<PathBuf, Vec<u8>>,
+    /// In a dry run, each target's text before the run.
+    originals: HashMap<PathBuf, Option<String>>,
+}
+
+impl<'a> Run<'a> {
+    fn new(cfg: &'a Resolved, opts: &'a Options, ledger: Ledger, prompt: Prompt) -> Result<Self> {
+        let mut index = FactIndex::new();
+        for f in ledger.facts(&crate::ledger::ALL_STATUSES)? {
+            index.insert(f.id, &f.text, f.scope, f.vault.as_deref());
+        }
+        let mut report = Report { dry_run: opts.dry_run, ..Report::default() };
+        report.memory.path = cfg.memory_file.display().to_string();
+        report.memory.max_bytes = cfg.config.memory.max_bytes;
+        report.prompt.custom = prompt.path.is_some();
+        report.prompt.path = prompt.path.as_ref().map(|p| p.display().to_string());
+        Ok(Self {
+            cfg,
+            opts,
+            ledger,
+            index,
+            prompt,
+            vaults: Vec::new(),
+            report,
+            today: chrono::Local::now().format("%Y-%m-%d").to_string(),
+            failed_targets: HashSet::new(),
+            overlay: HashMap::new(),
+            originals: HashMap::new(),
+        })
+    }
+
+    /// Finds the transcripts that are new or changed; counts the rest.
+    fn scan(&mut self) -> Result<Vec<Job>> {
+        let settle = std::time::Duration::from_secs(self.cfg.config.settle_minutes * 60);
+        let now = SystemTime::now();
+        let mut jobs = Vec::new();
+        for (vi, v) in self.vaults.iter().enumerate() {
+            let paths = match vault::transcripts(v) {
+                Ok(p) => p,
+                Err(e) => {
+                    self.report.failures.push(Failure {
+                        path: v.chats_dir().display().to_string(),
+                        error: format!("could not list transcripts: {e}"),
+                    });
+                    continue;
+                }
+            };
+            for path in paths {
+                self.report.transcripts.found += 1;
+                let key = path.display().to_string();
+                let meta = match std::fs::metadata(&path) {
+                    Ok(m) => m,
+                    Err(e) => {
+                        self.fail(&path, format!("could not read transcript: {e}"));
+                        continue;
+                    }
+                };
+                let mtime = meta.modified().unwrap_or(UNIX_EPOCH);
+                if !self.opts.force && now.duration_since(mtime).is_ok_and(|age| age < settle) {
+                    self.report.transcripts.waiting += 1;
+                    continue;
+                }
+                let size = i64::try_from(meta.len()).unwrap_or(i64::MAX);
+                let mtime_ns = mtime
+                    .duration_since(UNIX_EPOCH)
+                    .map_or(0, |d| i64::try_from(d.as_nanos()).unwrap_or(i64::MAX));
+                let row = self.ledger.transcript(&key)?;
+                if !self.opts.force
+                    && row.as_ref().is_some_and(|r| r.size == size && r.mtime_ns == mtime_ns)
+                {
+                    self.report.transcripts.unchanged += 1;
+                    continue;
+                }
+                let bytes = match std::fs::read(&path) {
+                    Ok(b) => b,
+                    Err(e) => {
+                        self.fail(&path, format!("could not read transcript: {e}"));
+                        continue;
+                    }
+                };
+                let sha256 = hex::encode(Sha256::digest(&bytes));
+                if !self.opts.force && row.as_ref().is_some_and(|r| r.sha256 == sha256) {
+                    self.ledger.touch_transcript(&key, size, mtime_ns)?;
+                    self.report.transcripts.unchanged += 1;
+                    continue;
+                }
+                jobs.push(Job { vault: vi, path, size, mtime_ns, sha256, bytes });
+            }
+        }
+        // The oldest wait longest: they go first, and first within a per-run budget.
+        jobs.sort_by(|a, b| a.mtime_ns.cmp(&b.mtime_ns).then_with(|| a.path.cmp(&b.path)));
+        let budget = self.cfg.config.llm.max_transcripts_per_run;
+        if budget > 0 && jobs.len() > budget {
+            self.report.transcripts.deferred = jobs.len() - budget;
+            jobs.truncate(budget);
+        }
+        Ok(jobs)
+    }
+
+    fn fail(&mut self, path: &Path, error: String) {
+        self.report.transcripts.failed += 1;
+        self.report.failures.push(Failure { path: path.display().to_string(), error });
+    }
+
+    /// Builds the requests for one transcript: parse, redact, chunk.
+    fn requests(&self, job: &Job) -> Result<(Vec<ExtractRequest>, String), String> {
+        let text = transcript::decode(&job.bytes).map_err(|e| e.to_string())?;
+        let mut t = transcript::parse(text);
+        for turn in &mut t.turns {
+            if let std::borrow::Cow::Owned(clean) = redact::redact(&turn.text) {
+                turn.text = clean;
+            }
+        }
+        let date = t
+            .meta
+            .date
+            .as_deref()
+            .and_then(iso_date)
+            .unwrap_or_else(|| local_date(job.mtime_ns));
+        let system = llm::system_prompt(&self.prompt.text, &self.prompt.categories);
+        let whole = transcript::render(&t.turns);
+        let known: Vec<String> = self
+            .index
+            .related(&whole, RELATED_FACTS)
+            .into_iter()
+            .filter_map(|id| self.ledger.fact(id).ok().flatten())
+            .filter(|f| f.status == Status::Active)
+            .map(|f| f.text)
+            .collect();
+        let overhead = transcript::estimate_tokens(&system)
+            + known.iter().map(|k| transcript::estimate_tokens(k) + 2).sum::<usize>()
+            + 200;
+        let budget = self.cfg.config.llm.max_input_tokens.saturating_sub(overhead).max(500);
+        let vault = self.vaults[job.vault].name.clone();
+        let requests = transcript::chunks(&t.turns, budget)
+            .into_iter()
+            .map(|chunk| ExtractRequest {
+                system: system.clone(),
+                transcript: chunk,
+                categories: self.prompt.categories.clone(),
+                known_facts: known.clone(),
+                vault: vault.clone(),
+            })
+            .collect();
+        Ok((requests, date))
+    }
+
+    async fn extract_all(
+        &mut self,
+        jobs: Vec<Job>,
+        provider: &Arc<Provider>,
+        progress: &dyn Progress,
+    ) -> Result<(), RunError> {
+        progress.begin(jobs.len());
+        let mut queue = jobs.into_iter().enumerate();
+        let mut waiting: HashMap<usize, (Job, String)> = HashMap::new();
+        let mut in_flight = JoinSet::new();
+        let limit = self.cfg.config.llm.concurrency;
+        let mut fatal = None;
+        loop {
+            while fatal.is_none() && in_flight.len() < limit {
+                let Some((n, job)) = queue.next() else { break };
+                match self.requests(&job) {
+                    Ok((requests, date)) => {
+                        let provider = Arc::clone(provider);
+                        in_flight.spawn(async move { (n, extract_chunks(&provider, requests).await) });
+                        waiting.insert(n, (job, date));
+                    }
+                    Err(e) => {
+                        self.fail(&job.path, e);
+                        progress.advance(&job.path, false);
+                    }
+                }
+            }
+            let Some(joined) = in_flight.join_next().await else { break };
+            let (n, result) = joined.context("an extraction task panicked")?;
+            let Some((job, date)) = waiting.remove(&n) else { continue };
+            match result {
+                Ok(extraction) => {
+                    let ok = match self.commit(&job, &date, extraction) {
+                        Ok(()) => true,
+                        Err(e) => {
+                            self.fail(&job.path, format!("{e:#}"));
+                            false
+                        }
+                    };
+                    progress.advance(&job.path, ok);
+                }
+                Err(e) if e.is_fatal() => {
+                    in_flight.abort_all();
+                    fatal = Some(e);
+                }
+                Err(e) => {
+                    self.fail(&job.path, e.to_string());
+                    progress.advance(&job.path, false);
+                }
+            }
+        }
+        progress.finish();
+        match fatal {
+            Some(e) => Err(RunError::Provider(e)),
+            None => Ok(()),
+        }
+    }
+
+    /// Merges one transcript's facts, writes the files they change, then marks it done.
+    fn commit(&mut self, job: &Job, date: &str, extraction: Extraction) -> Result<()> {
+        self.report.tokens.input += extraction.usage.input_tokens;
+        self.report.tokens.output += extraction.usage.output_tokens;
+        self.report.facts.extracted += extraction.facts.len();
+        let source = Source { transcript: job.path.display().to_string(), date: date.to_owned() };
+        let vault_name = self.vaults[job.vault].name.clone();
+        let fact_count = extraction.facts.len();
+        let mut index = std::mem::take(&mut self.index);
+        let mut counts = self.report.facts.clone();
+        let categories = self.prompt.categories.clone();
+        let review = self.cfg.config.memory.review;
+        let merged = self.ledger.transaction(|l| {
+            for c in extraction.facts {
+                merge_candidate(l, &mut index, c, &vault_name, &source, &categories, review, &mut counts)?;
+            }
+            Ok(())
+        });
+        self.index = index;
+        if let Err(e) = merged {
+            self.rebuild_index()?;
+            return Err(e);
+        }
+        self.report.facts = counts;
+        self.sync(Target::Memory)?;
+        self.sync(Target::Vault(job.vault))?;
+        let row = TranscriptRow {
+            path: source.transcript.clone(),
+            vault: vault_name,
+            size: job.size,
+            mtime_ns: job.mtime_ns,
+            sha256: job.sha256.clone(),
+            prompt_hash: self.prompt.hash(),
+            model: self.cfg.llm.model.clone(),
+            processed_at: chrono::Local::now().to_rfc3339(),
+            fact_count: i64::try_from(fact_count).unwrap_or(i64::MAX),
+        };
+        self.ledger.transaction(|l| l.mark_transcript(&row))?;
+        self.report.transcripts.processed += 1;
+        Ok(())
+    }
+
+    fn rebuild_index(&mut self) -> Result<()> {
+        self.index = FactIndex::new();
+        for f in self.ledger.facts(&crate::ledger::ALL_STATUSES)? {
+            self.index.insert(f.id, &f.text, f.scope, f.vault.as_deref());
+        }
+        Ok(())
+    }
+
+    fn sync_all(&mut self) -> Result<()> {
+        self.sync(Target::Memory)?;
+        for vi in 0..self.vaults.len() {
+            self.sync(Target::Vault(vi))?;
+        }
+        Ok(())
+    }
+
+    fn target_path(&self, target: Target) -> PathBuf {
+        match target {
+            Target::Memory => self.cfg.memory_file.clone(),
+            Target::Vault(vi) => self.vaults[vi].root.join("CLAUDE.md"),
+        }
+    }
+
+    fn read(&self, path: &Path) -> Result<Option<Vec<u8>>> {
+        if let Some(bytes) = self.overlay.get(path) {
+            return Ok(Some(bytes.clone()));
+        }
+        match std::fs::read(path) {
+            Ok(b) => Ok(Some(b)),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+            Err(e) => Err(e).with_context(|| format!("could not read {}", path.display())),
+        }
+    }
+
+    /// Reads a target back (recording hand edits), renders it and writes it if it changed.
+    /// A vault whose fence is malformed fails alone; the memory file failing fails the run.
+    fn sync(&mut self, target: Target) -> Result<()> {
+        if self.failed_targets.contains(&target)
+            || (matches!(target, Target::Vault(_)) && !self.cfg.config.insights.enabled)
+        {
+            return Ok(());
+        }
+        let path = self.target_path(target);
+        let result = self.sync_inner(target, &path);
+        if let Err(e) = &result
+            && matches!(target, Target::Vault(_))
+        {
+            self.failed_targets.insert(target);
+            self.report.failures.push(Failure { path: path.display().to_string(), error: format!("{e:#}") });
+            return Ok(());
+        }
+        result
+    }
+
+    fn sync_inner(&mut self, target: Target, path: &Path) -> Result<()> {
+        let bytes = self.read(path)?;
+        let current = match (target, &bytes) {
+            (_, None) => None,
+            (Target::Memory, Some(b)) => Some(String::from_utf8_lossy(b).into_owned()),
+            (Target::Vault(_), Some(b)) => fence::inner(b)
+                .map_err(|e| anyhow::anyhow!("{e}; the file was left untouched"))?
+                .map(|s| s.replace("\r\n", "\n")),
+        };
+        if self.opts.dry_run {
+            self.originals.entry(path.to_path_buf()).or_insert_with(|| current.clone());
+        }
+        let key = path.display().to_string();
+        let (rendered, previous) = self.ledger.rendered(&key)?;
+        let edits = edits::diff(current.as_deref(), rendered.as_deref(), previous.as_deref());
+        if !edits.is_empty() {
+            self.apply_edits(target, edits)?;
+        }
+
+        let (scope, vault) = match target {
+            Target::Memory => (Scope::Global, None),
+            Target::Vault(vi) => (Scope::Vault, Some(self.vaults[vi].name.clone())),
+        };
+        let candidates: Vec<Fact> = self
+            .ledger
+            .renderable_facts()?
+            .into_iter()
+            .filter(|f| f.scope == scope && (scope == Scope::Global || f.vault == vault))
+            .collect();
+        let out = match target {
+            Target::Memory => render::memory(&candidates, &self.prompt.categories, self.cfg.config.memory.max_bytes),
+            Target::Vault(_) => render::insights(&candidates, self.cfg.config.insights.max_bytes),
+        };
+        let left_out: HashSet<i64> = out.archived.iter().copied().collect();
+        let mut archived_now = 0;
+        self.ledger.transaction(|l| {
+            for f in &candidates {
+                match (f.status, left_out.contains(&f.id)) {
+                    (Status::Active, true) => {
+                        l.set_status(f.id, Status::Archived, Some("cap"))?;
+                        archived_now += 1;
+                    }
+                    (Status::Archived, false) => l.set_status(f.id, Status::Active, None)?,
+                    _ => {}
+                }
+            }
+            l.set_rendered(&key, &out.text)
+        })?;
+        self.report.facts.archived += archived_now;
+
+        let new_bytes = match target {
+            Target::Memory => {
+                self.report.memory.bytes = out.text.len();
+                // No facts and no file yet: nothing worth creating.
+                (bytes.is_some() || !candidates.is_empty()).then(|| out.text.into_bytes())
+            }
+            Target::Vault(_) => {
+                let block = (!out.text.is_empty()).then_some(out.text.as_str());
+                fence::splice(bytes.as_deref().unwrap_or_default(), block)?
+            }
+        };
+        if let Some(new_bytes) = new_bytes
+            && bytes.as_deref() != Some(new_bytes.as_slice())
+        {
+            if self.opts.dry_run {
+                self.overlay.insert(path.to_path_buf(), new_bytes);
+            } else {
+                if target == Target::Memory && bytes.is_some() && rendered.is_none() {
+                    back_up_foreign(path)?;
+                }
+                fsutil::write_atomic(path, &new_bytes)
+                    .with_context(|| format!("could not write {}", path.display()))?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Records hand edits: deleted bullets become forgotten, added ones become facts.
+    fn apply_edits(&mut self, target: Target, edits: edits::Edits) -> Result<()> {
+        let (scope, vault) = match target {
+            Target::Memory => (Scope::Global, None),
+            Target::Vault(vi) => (Scope::Vault, Some(self.vaults[vi].name.clone())),
+        };
+        let source = Source { transcript: "(edited by hand)".into(), date: self.today.clone() };
+        let default_category = match target {
+            Target::Memory => self.prompt.categories.first().cloned().unwrap_or_default(),
+            Target::Vault(_) => "Project Context".to_owned(),
+        };
+        let mut index = std::mem::take(&mut self.index);
+        let result = self.ledger.transaction(|l| {
+            for b in &edits.removed {
+                if let Some(id) = index.find(&b.text, scope, vault.as_deref()) {
+                    l.set_status(id, Status::Forgotten, None)?;
+                }
+            }
+            for b in &edits.added {
+                match index.find(&b.text, scope, vault.as_deref()) {
+                    Some(id) => l.set_status(id, Status::Active, None)?,
+                    None => {
+                        let category = b.category.clone().unwrap_or_else(|| default_category.clone());
+                        let key = fact::normalize(&b.text);
+                        let id = l.insert_fact(&NewFact {
+                            text: &b.text,
+                            key: &key,
+                            category: &category,
+                            scope,
+                            vault: vault.as_deref(),
+                            status: Status::Active,
+                            source: &source,
+                        })?;
+                        index.insert(id, &b.text, scope, vault.as_deref());
+                    }
+                }
+            }
+            Ok(())
+        });
+        self.index = index;
+        if result.is_err() {
+            self.rebuild_index()?;
+        }
+        result
+    }
+
+    fn finish(&mut self, started: Instant, started_at: &str) -> Result<()> {
+        self.report.cost_usd = llm::cost::estimate_usd(
+            &self.cfg.llm.model,
+            llm::Usage {
+                input_tokens: self.report.tokens.input,
+                output_tokens: self.report.tokens.output,
+            },
+        );
+        self.report.elapsed_ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
+        if self.opts.dry_run {
+            let mut changes: Vec<Change> = self
+                .overlay
+                .iter()
+                .map(|(path, bytes)| {
+                    let after = String::from_utf8_lossy(bytes);
+                    let after = match fence::inner(bytes) {
+                        Ok(Some(inner)) if path.file_name() == Some("CLAUDE.md".as_ref()) => inner,
+                        _ => after.into_owned(),
+                    };
+                    let before = self.originals.get(path).cloned().flatten().unwrap_or_default();
+                    bullet_change(path, &before, &after)
+                })
+                .filter(|c| !c.added.is_empty() || !c.removed.is_empty())
+                .collect();
+            changes.sort_by(|a, b| a.path.cmp(&b.path));
+            self.report.changes = changes;
+            return Ok(());
+        }
+        let json = serde_json::to_string(&self.report).context("could not encode the run report")?;
+        let finished_at = chrono::Local::now().to_rfc3339();
+        self.ledger.transaction(|l| l.record_run(started_at, &finished_at, &json))
+    }
+}
+
+/// The first time memloop takes over a memory file it did not write, a copy of it is kept.
+fn back_up_foreign(path: &Path) -> Result<()> {
+    let backup = path.with_extension("md.before-memloop");
+    if !backup.exists() {
+        std::fs::copy(path, &backup)
+            .with_context(|| format!("could not back up {} to {}", path.display(), backup.display()))?;
+    }
+    Ok(())
+}
+
+fn bullet_change(path: &Path, before: &str, after: &str) -> Change {
+    let texts = |s: &str| -> Vec<String> { render::parse_bullets(s).into_iter().map(|b| b.text).collect() };
+    let (before, after) = (texts(before), texts(after));
+    Change {
+        path: path.display().to_string(),
+        added: after.iter().filter(|a| !before.contains(a)).cloned().collect(),
+        removed: before.iter().filter(|b| !after.contains(b)).cloned().collect(),
+    }
+}
+
+async fn extract_chunks(provider: &Provider, requests: Vec<ExtractRequest>) -> Result<Extraction, LlmError> {
+    let mut all = Extraction::default();
+    for request in &requests {
+        let e = provider.extract(request).await?;
+        all.facts.extend(e.facts);
+        all.usage.input_tokens += e.usage.input_tokens;
+        all.usage.output_tokens += e.usage.output_tokens;
+    }
+    Ok(all)
+}
+
+/// Filters one candidate and merges it into the ledger and the index.
+#[allow(clippy::too_many_arguments)]
+fn merge_candidate(
+    l: &Ledger,
+    index: &mut FactIndex,
+    c: Candidate,
+    vault_name: &str,
+    source: &Source,
+    categories: &[String],
+    review: bool,
+    counts: &mut crate::report::FactCounts,
+) -> Result<()> {
+    let text = redact::redact(&c.text).split_whitespace().collect::<Vec<_>>().join(" ");
+    if let Err(reason) = fact::check(&text) {
+        tracing::info!(fact = %text, %reason, "refused");
+        counts.refused += 1;
+        return Ok(());
+    }
+    let category = canonical_category(&c.category, categories);
+    let vault = (c.scope == Scope::Vault).then_some(vault_name);
+    let id = match index.find(&text, c.scope, vault) {
+        Some(id) => {
+            let Some(existing) = l.fact(id)? else { return Ok(()) };
+            if existing.status == Status::Forgotten {
+                counts.forgotten += 1;
+                return Ok(());
+            }
+            if l.reinforce(id, source)? {
+                counts.merged += 1;
+            }
+            id
+        }
+        None => {
+            let key = fact::normalize(&text);
+            let status = if review { Status::Pending } else { Status::Active };
+            let id = l.insert_fact(&NewFact {
+                text: &text,
+                key: &key,
+                category: &category,
+                scope: c.scope,
+                vault,
+                status,
+                source,
+            })?;
+            index.insert(id, &text, c.scope, vault);
+            counts.new += 1;
+            id
+        }
+    };
+    if let Some(old_text) = c.replaces.as_deref().filter(|r| !r.trim().is_empty())
+        && let Some(old) = index.find(old_text, c.scope, vault).filter(|&old| old != id)
+        && l.fact(old)?.is_some_and(|f| f.status == Status::Active)
+    {
+        l.replace(old, id)?;
+        counts.replaced += 1;
+    }
+    Ok(())
+}
+
+/// The prompt's spelling of a category the model returned (case-insensitive); an unknown
+/// one is kept as given, and an empty one goes to the first category.
+fn canonical_category(category: &str, categories: &[String]) -> String {
+    let category = category.trim().trim_start_matches('#').trim();
+    categories
+        .iter()
+        .find(|c| c.eq_ignore_ascii_case(category))
+        .cloned()
+        .or_else(|| category.is_empty().then(|| categories.first().cloned()).flatten())
+        .unwrap_or_else(|| category.to_owned())
+}
+
+/// `YYYY-MM-DD` from a frontmatter date (which may carry a time after it).
+fn iso_date(s: &str) -> Option<String> {
+    let d = s.trim().get(..10)?;
+    chrono::NaiveDate::parse_from_str(d, "%Y-%m-%d").ok().map(|_| d.to_owned())
+}
+
+fn local_date(mtime_ns: i64) -> String {
+    use chrono::TimeZone;
+    chrono::Local
+        .timestamp_nanos(mtime_ns)
+        .format("%Y-%m-%d")
+        .to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn categories_take_the_prompts_spelling() {
+        let cats = vec!["Identity".to_owned(), "Project Context".to_owned()];
+        assert_eq!(canonical_category("project context", &cats), "Project Context");
+        assert_eq!(canonical_category("### identity", &cats), "Identity");
+        assert_eq!(canonical_category("Health", &cats), "Health");
+        assert_eq!(canonical_category("  ", &cats), "Identity");
+    }
+
+    #[test]
+    fn frontmatter_dates_are_checked() {
+        assert_eq!(iso_date("2025-06-12").as_deref(), Some("2025-06-12"));
+        assert_eq!(iso_date("2025-06-12T09:14:00Z").as_deref(), Some("2025-06-12"));
+        assert_eq!(iso_date("June 12"), None);
+        assert_eq!(iso_date("2025-13-40"), None);
+    }
+
+    #[test]
+    fn dry_run_changes_list_added_and_removed_bullets() {
+        let c = bullet_change(Path::new("/m.md"), "## A\n\n- old\n- kept\n", "## A\n\n- kept\n- new\n");
+        assert_eq!(c.added, ["new"]);
+        assert_eq!(c.removed, ["old"]);
+    }
+}

@@ -1,0 +1,139 @@
+//! The extraction prompt: the user's override at `<config dir>/extraction-prompt.md`, else
+//! the built-in default; its categories (the `###` headings under `## Categories`); and a
+//! hash that the ledger stores with each processed transcript.
+//!
+//! It does not append the output contract: `llm::system_prompt` does that, so a custom
+//! prompt can never break parsing.
+
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, Result, bail};
+use pulldown_cmark::{Event, HeadingLevel, Parser, Tag, TagEnd};
+use sha2::{Digest, Sha256};
+
+/// The prompt shipped with memloop.
+pub const DEFAULT: &str = include_str!("../prompts/extraction-prompt.md");
+
+/// The categories used when a prompt declares none.
+pub const DEFAULT_CATEGORIES: [&str; 5] =
+    ["Identity", "Goals", "Preferences", "Project Context", "Patterns"];
+
+/// The prompt in use.
+#[derive(Debug, Clone)]
+pub struct Prompt {
+    pub text: String,
+    /// The override file when the user has one.
+    pub path: Option<PathBuf>,
+    pub categories: Vec<String>,
+}
+
+impl Prompt {
+    /// Loads the override at `path` if it exists, else the default.
+    pub fn load(path: &Path) -> Result<Self> {
+        match std::fs::read(path) {
+            Ok(bytes) => {
+                let text = String::from_utf8(bytes).map_err(|e| {
+                    anyhow::anyhow!(
+                        "prompt file {} is not valid UTF-8 at byte {}",
+                        path.display(),
+                        e.utf8_error().valid_up_to()
+                    )
+                })?;
+                if text.trim().is_empty() {
+                    bail!("prompt file {} is empty: delete it to use the default", path.display());
+                }
+                Ok(Self::from_text(text, Some(path.to_path_buf())))
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                Ok(Self::from_text(DEFAULT.to_owned(), None))
+            }
+            Err(e) => Err(e).with_context(|| format!("could not read prompt file {}", path.display())),
+        }
+    }
+
+    fn from_text(text: String, path: Option<PathBuf>) -> Self {
+        let mut categories = categories(&text);
+        if categories.is_empty() {
+            categories = DEFAULT_CATEGORIES.iter().map(|c| (*c).to_owned()).collect();
+        }
+        Self { text, path, categories }
+    }
+
+    /// SHA-256 of the prompt text, hex.
+    pub fn hash(&self) -> String {
+        hex::encode(Sha256::digest(self.text.as_bytes()))
+    }
+
+    /// How the run report names the prompt.
+    pub fn describe(&self) -> String {
+        match &self.path {
+            Some(p) => format!("custom prompt {}", p.display()),
+            None => "built-in prompt".to_owned(),
+        }
+    }
+}
+
+/// The `###` headings under the `## Categories` heading, in order, without duplicates.
+pub fn categories(markdown: &str) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    let mut in_section = false;
+    let mut heading: Option<(HeadingLevel, String)> = None;
+    for event in Parser::new(markdown) {
+        match event {
+            Event::Start(Tag::Heading { level, .. }) => heading = Some((level, String::new())),
+            Event::Text(t) | Event::Code(t) => {
+                if let Some((_, buf)) = heading.as_mut() {
+                    buf.push_str(&t);
+                }
+            }
+            Event::End(TagEnd::Heading(_)) => {
+                let Some((level, text)) = heading.take() else { continue };
+                let text = text.trim().to_owned();
+                match level {
+                    HeadingLevel::H1 | HeadingLevel::H2 => {
+                        in_section = text.eq_ignore_ascii_case("categories");
+                    }
+                    HeadingLevel::H3 if in_section && !text.is_empty() => {
+                        if !out.iter().any(|c| c.eq_ignore_ascii_case(&text)) {
+                            out.push(text);
+                        }
+                    }
+                    _ => {}
+                }
+            }
+            _ => {}
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn default_prompt_has_the_five_categories() {
+        assert_eq!(categories(DEFAULT), DEFAULT_CATEGORIES);
+    }
+
+    #[test]
+    fn only_h3_under_the_categories_heading_count() {
+        let md = "# P\n### Not this\n## Categories\n\n### Health\ntext\n### `Work`\n#### Sub\n### Health\n```\n### In code\n```\n## Other\n### Nope\n";
+        assert_eq!(categories(md), ["Health", "Work"]);
+    }
+
+    #[test]
+    fn override_wins_and_falls_back_to_default_categories() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("extraction-prompt.md");
+        let p = Prompt::load(&path).unwrap();
+        assert!(p.path.is_none());
+        std::fs::write(&path, "Extract facts.\n").unwrap();
+        let p = Prompt::load(&path).unwrap();
+        assert_eq!(p.path.as_deref(), Some(path.as_path()));
+        assert_eq!(p.categories, DEFAULT_CATEGORIES);
+        assert!(p.describe().contains("custom prompt"));
+        std::fs::write(&path, b"\xff\xfe").unwrap();
+        assert!(Prompt::load(&path).unwrap_err().to_string().contains("not valid UTF-8"));
+    }
+}

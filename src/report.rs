@@ -1,0 +1,174 @@
+//! The run report: counts of everything a run did, printed as text at the end of
+//! `memloop extract` (or as JSON with `--json`) and stored with the run in the ledger.
+
+use std::fmt::Write as _;
+
+use serde::{Deserialize, Serialize};
+
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
+pub struct Report {
+    pub vaults: usize,
+    pub transcripts: TranscriptCounts,
+    pub facts: FactCounts,
+    pub memory: MemoryInfo,
+    pub tokens: Tokens,
+    /// Estimated cost in USD when the model's prices are known.
+    pub cost_usd: Option<f64>,
+    pub provider: String,
+    pub model: String,
+    pub prompt: PromptInfo,
+    pub failures: Vec<Failure>,
+    pub dry_run: bool,
+    /// What a `--dry-run` would have written (empty otherwise).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub changes: Vec<Change>,
+    /// How long the run took, in milliseconds.
+    pub elapsed_ms: u64,
+}
+
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq, Eq)]
+pub struct TranscriptCounts {
+    pub found: usize,
+    /// The ledger already has them with the same checksum.
+    pub unchanged: usize,
+    /// Modified within `settle_minutes`: the chat may still be going.
+    pub waiting: usize,
+    /// Over the per-run budget: they go first next run.
+    pub deferred: usize,
+    pub processed: usize,
+    pub failed: usize,
+}
+
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq, Eq)]
+pub struct FactCounts {
+    /// Candidates the extractor returned.
+    pub extracted: usize,
+    pub new: usize,
+    /// Said again: reinforced, provenance extended.
+    pub merged: usize,
+    pub replaced: usize,
+    /// Refused by the policy filter (instructions, commands, URLs, too long).
+    pub refused: usize,
+    /// Left out of a file by its size cap (kept in the ledger).
+    pub archived: usize,
+    /// Dropped because the user deleted them before.
+    pub forgotten: usize,
+}
+
+/// Tokens as the provider reported them.
+#[derive(Debug, Clone, Copy, Default, Serialize, Deserialize, PartialEq, Eq)]
+pub struct Tokens {
+    pub input: u64,
+    pub output: u64,
+}
+
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq, Eq)]
+pub struct MemoryInfo {
+    pub path: String,
+    pub bytes: usize,
+    pub max_bytes: usize,
+}
+
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq, Eq)]
+pub struct PromptInfo {
+    pub path: Option<String>,
+    pub custom: bool,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
+pub struct Failure {
+    pub path: String,
+    pub error: String,
+}
+
+/// One file a dry run would change.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
+pub struct Change {
+    pub path: String,
+    pub added: Vec<String>,
+    pub removed: Vec<String>,
+}
+
+impl Report {
+    /// The human summary printed at the end of a run.
+    pub fn to_text(&self) -> String {
+        let mut s = String::new();
+        let t = &self.transcripts;
+        let f = &self.facts;
+        let verb = if self.dry_run { "dry run (nothing written)" } else { "done" };
+        let _ = writeln!(s, "memloop extract: {verb} in {:.1}s", self.elapsed_ms as f64 / 1000.0);
+        let _ = writeln!(
+            s,
+            "  vaults       {}\n  transcripts  {} found, {} unchanged, {} waiting to settle, {} deferred, {} processed, {} failed",
+            self.vaults, t.found, t.unchanged, t.waiting, t.deferred, t.processed, t.failed
+        );
+        let _ = writeln!(
+            s,
+            "  facts        {} extracted: {} new, {} merged, {} replaced, {} refused, {} archived by the cap, {} previously forgotten",
+            f.extracted, f.new, f.merged, f.replaced, f.refused, f.archived, f.forgotten
+        );
+        let _ = writeln!(
+            s,
+            "  memory       {} ({} of {} bytes)",
+            self.memory.path, self.memory.bytes, self.memory.max_bytes
+        );
+        let cost = self.cost_usd.map(|c| format!(", about ${c:.4}")).unwrap_or_default();
+        let _ = writeln!(
+            s,
+            "  llm          {} {} ({} tokens in, {} out{cost})",
+            self.provider, self.model, self.tokens.input, self.tokens.output
+        );
+        let prompt = self.prompt.path.as_deref().map_or_else(
+            || "built-in prompt".to_owned(),
+            |p| format!("custom prompt {p}"),
+        );
+        let _ = writeln!(s, "  prompt       {prompt}");
+        for c in &self.changes {
+            let _ = writeln!(s, "would change {} (+{} -{})", c.path, c.added.len(), c.removed.len());
+            for a in &c.added {
+                let _ = writeln!(s, "  + {a}");
+            }
+            for r in &c.removed {
+                let _ = writeln!(s, "  - {r}");
+            }
+        }
+        for fail in &self.failures {
+            let _ = writeln!(s, "failed: {}: {}", fail.path, fail.error);
+        }
+        s
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn json_has_the_documented_shape() {
+        let r = Report { provider: "builtin".into(), ..Report::default() };
+        let v = serde_json::to_value(&r).unwrap();
+        for key in ["vaults", "transcripts", "facts", "memory", "tokens", "provider", "model", "prompt", "failures", "dry_run"] {
+            assert!(v.get(key).is_some(), "missing {key}");
+        }
+        for key in ["found", "unchanged", "waiting", "processed", "failed"] {
+            assert!(v["transcripts"].get(key).is_some(), "missing transcripts.{key}");
+        }
+        for key in ["extracted", "new", "merged", "replaced", "refused", "archived", "forgotten"] {
+            assert!(v["facts"].get(key).is_some(), "missing facts.{key}");
+        }
+    }
+
+    #[test]
+    fn text_names_failures_and_dry_run_changes() {
+        let r = Report {
+            dry_run: true,
+            failures: vec![Failure { path: "/v/a.md".into(), error: "empty file".into() }],
+            changes: vec![Change { path: "/m.md".into(), added: vec!["Prefers tea.".into()], removed: vec![] }],
+            ..Report::default()
+        };
+        let text = r.to_text();
+        assert!(text.contains("dry run (nothing written)"));
+        assert!(text.contains("failed: /v/a.md: empty file"));
+        assert!(text.contains("would change /m.md (+1 -0)\n  + Prefers tea."));
+    }
+}
