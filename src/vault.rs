@@ -1,0 +1,683 @@
+//! Vault discovery, following Memory Loop's layout: which directories are vaults, where
+//! their content root and inbox are (`.memory-loop.json`), and which transcripts sit in
+//! `{contentRoot}/{inbox}/chats`.
+//!
+//! It only looks at directories and reads `.memory-loop.json`. It does not read or parse
+//! transcripts (see `transcript`), decide which ones are new or settled (the pipeline and
+//! the ledger), or touch `CLAUDE.md` (see `fence`). Path checks are lexical: a symlink
+//! inside a vault that points elsewhere is followed, not judged.
+
+use std::collections::HashSet;
+use std::fs;
+use std::io;
+use std::path::{Component, Path, PathBuf};
+
+/// The per-vault settings file Memory Loop reads.
+pub const SETTINGS_FILE: &str = ".memory-loop.json";
+
+/// The file that makes a directory under the vaults directory a vault.
+pub const MARKER_FILE: &str = "CLAUDE.md";
+
+/// Inbox directories Memory Loop looks for, in order, when `inboxPath` is not set.
+pub const INBOX_CANDIDATES: [&str; 6] = [
+    "00_Inbox", "00-Inbox", "Inbox", "inbox", "_Inbox", "0-Inbox",
+];
+
+/// The inbox when `inboxPath` is not set and no candidate exists yet.
+const DEFAULT_INBOX: &str = "00_Inbox";
+
+/// A vault, with its paths resolved.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Vault {
+    /// The vault directory's name.
+    pub name: String,
+    /// The vault directory, as it was found or given.
+    pub root: PathBuf,
+    /// Where the notes live: `root` or `root/{contentRoot}`.
+    pub content_root: PathBuf,
+    /// The inbox directory, relative to `content_root`.
+    pub inbox: PathBuf,
+}
+
+impl Vault {
+    /// The directory Memory Loop writes transcripts to: `{content_root}/{inbox}/chats`.
+    #[must_use]
+    pub fn chats_dir(&self) -> PathBuf {
+        self.content_root.join(&self.inbox).join("chats")
+    }
+}
+
+/// Why a directory could not be used as a vault; every message names the path.
+///
+/// Messages are complete on their own (the I/O reason is part of them), so they can be
+/// reported as `path: reason` without walking an error chain.
+#[derive(Debug, thiserror::Error)]
+pub enum VaultError {
+    /// The vaults directory does not exist.
+    #[error("vaults directory {} does not exist", path.display())]
+    VaultsDirMissing {
+        /// The vaults directory.
+        path: PathBuf,
+    },
+    /// A vault directory (given with `--vault` or `vaults = [...]`) does not exist.
+    #[error("vault directory {} does not exist", path.display())]
+    Missing {
+        /// The vault directory.
+        path: PathBuf,
+    },
+    /// The vault path exists but is not a directory.
+    #[error("vault {} is not a directory", path.display())]
+    NotADirectory {
+        /// The vault path.
+        path: PathBuf,
+    },
+    /// A directory or `.memory-loop.json` could not be read.
+    #[error("could not read {}: {reason}", path.display())]
+    Unreadable {
+        /// What could not be read.
+        path: PathBuf,
+        /// The I/O error.
+        reason: io::Error,
+    },
+    /// `.memory-loop.json` is not valid JSON, or not a JSON object.
+    #[error("malformed {}: {reason}", path.display())]
+    Malformed {
+        /// The settings file.
+        path: PathBuf,
+        /// What is wrong, with `serde_json`'s line and column when it has them.
+        reason: String,
+    },
+    /// `inboxPath` is absolute or climbs out of the content root.
+    #[error("{}: inboxPath {inbox:?} escapes the content root", path.display())]
+    InboxEscapes {
+        /// The settings file.
+        path: PathBuf,
+        /// The offending `inboxPath`.
+        inbox: String,
+    },
+}
+
+impl VaultError {
+    /// The path the error is about.
+    #[must_use]
+    pub fn path(&self) -> &Path {
+        match self {
+            VaultError::VaultsDirMissing { path }
+            | VaultError::Missing { path }
+            | VaultError::NotADirectory { path }
+            | VaultError::Unreadable { path, .. }
+            | VaultError::Malformed { path, .. }
+            | VaultError::InboxEscapes { path, .. } => path,
+        }
+    }
+}
+
+/// What memloop reads from `.memory-loop.json`; Memory Loop writes many other keys.
+#[derive(Debug, Default)]
+struct Settings {
+    content_root: Option<String>,
+    inbox_path: Option<String>,
+}
+
+/// Opens the vault at `dir`, resolving its content root and inbox.
+///
+/// `dir` needs no `CLAUDE.md`: that test belongs to [`discover`].
+///
+/// # Errors
+///
+/// The directory is missing or not a directory; `.memory-loop.json` is unreadable or not
+/// a JSON object; its `inboxPath` escapes the content root.
+pub fn open(dir: &Path) -> Result<Vault, VaultError> {
+    match fs::metadata(dir) {
+        Ok(meta) if meta.is_dir() => {}
+        Ok(_) => {
+            return Err(VaultError::NotADirectory {
+                path: dir.to_path_buf(),
+            });
+        }
+        Err(e) if e.kind() == io::ErrorKind::NotFound => {
+            return Err(VaultError::Missing {
+                path: dir.to_path_buf(),
+            });
+        }
+        Err(reason) => {
+            return Err(VaultError::Unreadable {
+                path: dir.to_path_buf(),
+                reason,
+            });
+        }
+    }
+    let settings_path = dir.join(SETTINGS_FILE);
+    let settings = read_settings(&settings_path)?;
+
+    // Memory Loop ignores an unusable contentRoot, so transcripts are then at the root.
+    let content_root = match settings.content_root.as_deref().and_then(inside) {
+        Some(rel) if !rel.as_os_str().is_empty() => dir.join(rel),
+        _ => dir.to_path_buf(),
+    };
+    let inbox = match settings.inbox_path {
+        Some(raw) if !raw.trim().is_empty() => inside(&raw).ok_or(VaultError::InboxEscapes {
+            path: settings_path,
+            inbox: raw,
+        })?,
+        _ => detect_inbox(&content_root),
+    };
+    Ok(Vault {
+        name: vault_name(dir),
+        root: dir.to_path_buf(),
+        content_root,
+        inbox,
+    })
+}
+
+fn read_settings(path: &Path) -> Result<Settings, VaultError> {
+    let text = match fs::read_to_string(path) {
+        Ok(text) => text,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(Settings::default()),
+        Err(reason) => {
+            return Err(VaultError::Unreadable {
+                path: path.to_path_buf(),
+                reason,
+            });
+        }
+    };
+    let malformed = |reason: String| VaultError::Malformed {
+        path: path.to_path_buf(),
+        reason,
+    };
+    let value: serde_json::Value =
+        serde_json::from_str(text.strip_prefix('\u{feff}').unwrap_or(&text))
+            .map_err(|e| malformed(e.to_string()))?;
+    let object = value
+        .as_object()
+        .ok_or_else(|| malformed("expected a JSON object".to_owned()))?;
+    // Memory Loop skips known keys whose value is not a string; so must we, to look where
+    // it writes.
+    let string = |key: &str| object.get(key).and_then(|v| v.as_str()).map(str::to_owned);
+    Ok(Settings {
+        content_root: string("contentRoot"),
+        inbox_path: string("inboxPath"),
+    })
+}
+
+/// `raw` as a normalised relative path, or `None` when it is absolute or climbs above
+/// its base with `..`.
+fn inside(raw: &str) -> Option<PathBuf> {
+    let mut parts: Vec<&std::ffi::OsStr> = Vec::new();
+    for component in Path::new(raw).components() {
+        match component {
+            Component::Normal(part) => parts.push(part),
+            Component::CurDir => {}
+            Component::ParentDir => {
+                parts.pop()?;
+            }
+            Component::RootDir | Component::Prefix(_) => return None,
+        }
+    }
+    Some(parts.iter().collect())
+}
+
+fn detect_inbox(content_root: &Path) -> PathBuf {
+    let found = INBOX_CANDIDATES
+        .iter()
+        .find(|name| content_root.join(name).is_dir());
+    PathBuf::from(found.copied().unwrap_or(DEFAULT_INBOX))
+}
+
+/// The directory's own name; for `.` or `..` the name of what they resolve to.
+fn vault_name(dir: &Path) -> String {
+    if let Some(name) = dir.file_name() {
+        return name.to_string_lossy().into_owned();
+    }
+    let resolved = fs::canonicalize(dir).unwrap_or_else(|_| dir.to_path_buf());
+    resolved.file_name().map_or_else(
+        || resolved.display().to_string(),
+        |name| name.to_string_lossy().into_owned(),
+    )
+}
+
+/// Finds the vaults: each non-hidden subdirectory of `vaults_dir` holding a `CLAUDE.md`,
+/// plus every `extra` directory (which needs none).
+///
+/// One entry per vault, deduplicated by canonical path and sorted by name then path; a
+/// vault that cannot be opened is an `Err` entry so that the others still run. A missing
+/// or unreadable `vaults_dir` is an `Err` entry too.
+#[must_use]
+pub fn discover(vaults_dir: Option<&Path>, extra: &[PathBuf]) -> Vec<Result<Vault, VaultError>> {
+    let mut found: Vec<Result<Vault, VaultError>> = Vec::new();
+    if let Some(dir) = vaults_dir {
+        match candidates(dir) {
+            Ok(dirs) => found.extend(dirs.iter().map(|d| open(d))),
+            Err(e) => found.push(Err(e)),
+        }
+    }
+    found.extend(extra.iter().map(|d| open(d)));
+
+    // The error sorts after a vault of the same path, so dedup keeps the vault.
+    found.sort_by_cached_key(|entry| match entry {
+        Ok(vault) => (vault.name.clone(), vault.root.clone(), false),
+        Err(e) => (vault_name(e.path()), e.path().to_path_buf(), true),
+    });
+    let mut seen = HashSet::new();
+    found.retain(|entry| {
+        let path = match entry {
+            Ok(vault) => &vault.root,
+            Err(e) => e.path(),
+        };
+        seen.insert(fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf()))
+    });
+    found
+}
+
+/// The non-hidden subdirectories of `dir` that contain a `CLAUDE.md` file.
+fn candidates(dir: &Path) -> Result<Vec<PathBuf>, VaultError> {
+    let unreadable = |reason| VaultError::Unreadable {
+        path: dir.to_path_buf(),
+        reason,
+    };
+    let entries = match fs::read_dir(dir) {
+        Ok(entries) => entries,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => {
+            return Err(VaultError::VaultsDirMissing {
+                path: dir.to_path_buf(),
+            });
+        }
+        Err(e) => return Err(unreadable(e)),
+    };
+    let mut dirs = Vec::new();
+    for entry in entries {
+        let entry = entry.map_err(unreadable)?;
+        if is_hidden(&entry.file_name()) {
+            continue;
+        }
+        let path = entry.path();
+        // fs::metadata follows symlinks: a symlinked vault or CLAUDE.md counts.
+        let is_vault =
+            path.is_dir() && fs::metadata(path.join(MARKER_FILE)).is_ok_and(|m| m.is_file());
+        if is_vault {
+            dirs.push(path);
+        }
+    }
+    Ok(dirs)
+}
+
+fn is_hidden(name: &std::ffi::OsStr) -> bool {
+    name.as_encoded_bytes().starts_with(b".")
+}
+
+/// The vault's transcripts: regular, non-hidden `*.md` files directly in its chats
+/// directory (symlinks to files count), sorted by path.
+///
+/// # Errors
+///
+/// The chats directory exists but cannot be listed. A missing one is an empty list.
+pub fn transcripts(vault: &Vault) -> io::Result<Vec<PathBuf>> {
+    let dir = vault.chats_dir();
+    let entries = match fs::read_dir(&dir) {
+        Ok(entries) => entries,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(Vec::new()),
+        Err(e) => return Err(e),
+    };
+    let mut files = Vec::new();
+    for entry in entries {
+        let entry = entry?;
+        let path = entry.path();
+        let is_md = path.extension().is_some_and(|ext| ext == "md");
+        if is_md && !is_hidden(&entry.file_name()) && path.is_file() {
+            files.push(path);
+        }
+    }
+    files.sort();
+    Ok(files)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use tempfile::TempDir;
+
+    fn mkdirs(base: &Path, dirs: &[&str]) {
+        for d in dirs {
+            fs::create_dir_all(base.join(d)).expect("create dir");
+        }
+    }
+
+    fn write(path: &Path, text: &str) {
+        if let Some(parent) = path.parent() {
+            fs::create_dir_all(parent).expect("create parent");
+        }
+        fs::write(path, text).expect("write file");
+    }
+
+    fn vault_dir(base: &Path, name: &str) -> PathBuf {
+        let dir = base.join(name);
+        write(&dir.join(MARKER_FILE), "# Vault\n");
+        dir
+    }
+
+    #[test]
+    fn defaults_without_settings() {
+        let tmp = TempDir::new().expect("tempdir");
+        let dir = vault_dir(tmp.path(), "notes");
+        let vault = open(&dir).expect("opens");
+        assert_eq!(
+            vault,
+            Vault {
+                name: "notes".into(),
+                root: dir.clone(),
+                content_root: dir.clone(),
+                inbox: "00_Inbox".into(),
+            }
+        );
+        assert_eq!(vault.chats_dir(), dir.join("00_Inbox").join("chats"));
+    }
+
+    #[test]
+    fn inbox_fallback_order() {
+        let cases: &[(&[&str], &str)] = &[
+            (&[], "00_Inbox"),
+            (&["0-Inbox"], "0-Inbox"),
+            (&["_Inbox", "0-Inbox"], "_Inbox"),
+            (&["inbox", "_Inbox"], "inbox"),
+            (&["Inbox", "inbox"], "Inbox"),
+            (&["00-Inbox", "Inbox"], "00-Inbox"),
+            (&["00_Inbox", "00-Inbox"], "00_Inbox"),
+        ];
+        for (dirs, want) in cases {
+            let tmp = TempDir::new().expect("tempdir");
+            mkdirs(tmp.path(), dirs);
+            let vault = open(tmp.path()).expect("opens");
+            assert_eq!(vault.inbox, PathBuf::from(want), "dirs {dirs:?}");
+        }
+    }
+
+    #[test]
+    fn inbox_fallback_skips_files() {
+        let tmp = TempDir::new().expect("tempdir");
+        write(&tmp.path().join("00_Inbox"), "not a dir");
+        mkdirs(tmp.path(), &["Inbox"]);
+        assert_eq!(
+            open(tmp.path()).expect("opens").inbox,
+            PathBuf::from("Inbox")
+        );
+    }
+
+    #[test]
+    fn content_root_cases() {
+        let cases = [
+            (r#"{"contentRoot": "content"}"#, "content"),
+            (r#"{"contentRoot": "./content/"}"#, "content"),
+            (r#"{"contentRoot": "a/../content"}"#, "content"),
+            (r#"{"contentRoot": "site/content"}"#, "site/content"),
+            (r#"{"contentRoot": ""}"#, ""),
+            (r#"{"contentRoot": "."}"#, ""),
+            (r#"{"contentRoot": "/etc"}"#, ""),
+            (r#"{"contentRoot": "../outside"}"#, ""),
+            (r#"{"contentRoot": "content/../../outside"}"#, ""),
+            (r#"{"contentRoot": 42}"#, ""),
+            (
+                r#"{"title": "x", "metadataPath": "meta", "badges": []}"#,
+                "",
+            ),
+        ];
+        for (json, want) in cases {
+            let tmp = TempDir::new().expect("tempdir");
+            write(&tmp.path().join(SETTINGS_FILE), json);
+            let vault = open(tmp.path()).expect("opens");
+            let want = if want.is_empty() {
+                tmp.path().to_path_buf()
+            } else {
+                tmp.path().join(want)
+            };
+            assert_eq!(vault.content_root, want, "{json}");
+        }
+    }
+
+    #[test]
+    fn inbox_is_relative_to_content_root() {
+        let tmp = TempDir::new().expect("tempdir");
+        write(
+            &tmp.path().join(SETTINGS_FILE),
+            r#"{"contentRoot": "content", "inboxPath": "journal/./daily"}"#,
+        );
+        let vault = open(tmp.path()).expect("opens");
+        assert_eq!(vault.inbox, PathBuf::from("journal/daily"));
+        assert_eq!(
+            vault.chats_dir(),
+            tmp.path().join("content/journal/daily/chats")
+        );
+    }
+
+    #[test]
+    fn fallback_inbox_is_looked_for_under_content_root() {
+        let tmp = TempDir::new().expect("tempdir");
+        mkdirs(tmp.path(), &["Inbox", "content/inbox"]);
+        write(
+            &tmp.path().join(SETTINGS_FILE),
+            r#"{"contentRoot": "content"}"#,
+        );
+        assert_eq!(
+            open(tmp.path()).expect("opens").inbox,
+            PathBuf::from("inbox")
+        );
+    }
+
+    #[test]
+    fn escaping_inbox_is_an_error() {
+        for inbox in ["../elsewhere", "/abs/inbox", "a/../../b"] {
+            let tmp = TempDir::new().expect("tempdir");
+            let settings = tmp.path().join(SETTINGS_FILE);
+            write(&settings, &format!(r#"{{"inboxPath": "{inbox}"}}"#));
+            let err = open(tmp.path()).expect_err("escaping inbox");
+            assert!(
+                matches!(&err, VaultError::InboxEscapes { inbox: i, .. } if i == inbox),
+                "{err:?}"
+            );
+            let msg = err.to_string();
+            assert!(msg.contains(&settings.display().to_string()), "{msg}");
+            assert!(msg.contains("escapes the content root"), "{msg}");
+        }
+    }
+
+    #[test]
+    fn blank_inbox_path_means_unset() {
+        let tmp = TempDir::new().expect("tempdir");
+        mkdirs(tmp.path(), &["Inbox"]);
+        write(&tmp.path().join(SETTINGS_FILE), r#"{"inboxPath": " "}"#);
+        assert_eq!(
+            open(tmp.path()).expect("opens").inbox,
+            PathBuf::from("Inbox")
+        );
+    }
+
+    #[test]
+    fn malformed_settings_name_file_and_position() {
+        let tmp = TempDir::new().expect("tempdir");
+        let settings = tmp.path().join(SETTINGS_FILE);
+        write(
+            &settings,
+            "{\n  \"contentRoot\": \"content\"\n  \"inboxPath\": \"x\"\n}",
+        );
+        let err = open(tmp.path()).expect_err("malformed");
+        let msg = err.to_string();
+        assert!(matches!(err, VaultError::Malformed { .. }));
+        assert!(
+            msg.starts_with(&format!("malformed {}: ", settings.display())),
+            "{msg}"
+        );
+        assert!(msg.contains("line 3 column 3"), "{msg}");
+
+        write(&settings, "[1, 2]");
+        let msg = open(tmp.path()).expect_err("not an object").to_string();
+        assert!(msg.ends_with("expected a JSON object"), "{msg}");
+    }
+
+    #[test]
+    fn settings_with_bom_are_read() {
+        let tmp = TempDir::new().expect("tempdir");
+        write(
+            &tmp.path().join(SETTINGS_FILE),
+            "\u{feff}{\"inboxPath\": \"in\"}",
+        );
+        assert_eq!(open(tmp.path()).expect("opens").inbox, PathBuf::from("in"));
+    }
+
+    #[test]
+    fn unreadable_settings_is_an_error() {
+        let tmp = TempDir::new().expect("tempdir");
+        mkdirs(tmp.path(), &[SETTINGS_FILE]);
+        let err = open(tmp.path()).expect_err("a directory is not readable as a file");
+        assert!(matches!(err, VaultError::Unreadable { .. }), "{err:?}");
+        assert!(err.to_string().contains(SETTINGS_FILE));
+    }
+
+    #[test]
+    fn missing_and_non_directory_vaults() {
+        let tmp = TempDir::new().expect("tempdir");
+        let missing = tmp.path().join("gone");
+        let err = open(&missing).expect_err("missing");
+        assert!(matches!(err, VaultError::Missing { .. }));
+        assert_eq!(
+            err.to_string(),
+            format!("vault directory {} does not exist", missing.display())
+        );
+        let file = tmp.path().join("file");
+        write(&file, "x");
+        assert!(matches!(open(&file), Err(VaultError::NotADirectory { .. })));
+    }
+
+    #[test]
+    fn name_of_dot_is_the_real_directory_name() {
+        let tmp = TempDir::new().expect("tempdir");
+        let dir = vault_dir(tmp.path(), "dotted");
+        let vault = open(&dir.join(".")).expect("opens");
+        assert_eq!(vault.name, "dotted");
+    }
+
+    fn names(found: &[Result<Vault, VaultError>]) -> Vec<String> {
+        found
+            .iter()
+            .map(|r| match r {
+                Ok(v) => v.name.clone(),
+                Err(e) => format!("error: {e}"),
+            })
+            .collect()
+    }
+
+    #[test]
+    fn discover_finds_vaults_and_extras() {
+        let tmp = TempDir::new().expect("tempdir");
+        let vaults = tmp.path().join("vaults");
+        vault_dir(&vaults, "zeta");
+        let alpha = vault_dir(&vaults, "alpha");
+        vault_dir(&vaults, ".hidden");
+        mkdirs(&vaults, &["no-claude", "dir-claude/CLAUDE.md"]);
+        write(&vaults.join("loose.md"), "not a vault");
+        let outside = tmp.path().join("outside");
+        mkdirs(tmp.path(), &["outside"]);
+        let missing = tmp.path().join("missing");
+
+        let extra = vec![
+            outside.clone(),
+            vaults.join("./alpha"),
+            alpha.clone(),
+            missing.clone(),
+        ];
+        let found = discover(Some(&vaults), &extra);
+        assert_eq!(
+            names(&found),
+            vec![
+                "alpha".to_owned(),
+                format!(
+                    "error: vault directory {} does not exist",
+                    missing.display()
+                ),
+                "outside".to_owned(),
+                "zeta".to_owned(),
+            ]
+        );
+        let alpha_vault = found[0].as_ref().expect("alpha opens");
+        assert_eq!(alpha_vault.root, alpha);
+    }
+
+    #[test]
+    fn discover_dedups_symlinked_vaults() {
+        let tmp = TempDir::new().expect("tempdir");
+        let real = vault_dir(tmp.path(), "real");
+        let link = tmp.path().join("link");
+        std::os::unix::fs::symlink(&real, &link).expect("symlink");
+        let found = discover(Some(tmp.path()), &[]);
+        assert_eq!(names(&found), vec!["link".to_owned()]);
+    }
+
+    #[test]
+    fn discover_keeps_broken_vaults_as_errors() {
+        let tmp = TempDir::new().expect("tempdir");
+        let good = vault_dir(tmp.path(), "good");
+        let bad = vault_dir(tmp.path(), "bad");
+        write(&bad.join(SETTINGS_FILE), r#"{"inboxPath": "../../etc"}"#);
+        let found = discover(Some(tmp.path()), &[]);
+        assert_eq!(found.len(), 2);
+        assert!(matches!(found[0], Err(VaultError::InboxEscapes { .. })));
+        assert_eq!(found[1].as_ref().expect("good opens").root, good);
+    }
+
+    #[test]
+    fn discover_without_or_with_missing_vaults_dir() {
+        assert!(discover(None, &[]).is_empty());
+        let tmp = TempDir::new().expect("tempdir");
+        let gone = tmp.path().join("gone");
+        let found = discover(Some(&gone), &[]);
+        assert_eq!(found.len(), 1);
+        let err = found[0].as_ref().expect_err("missing vaults dir");
+        assert!(matches!(err, VaultError::VaultsDirMissing { .. }));
+        assert!(err.to_string().contains(&gone.display().to_string()));
+    }
+
+    #[test]
+    fn transcripts_lists_markdown_files_only() {
+        let tmp = TempDir::new().expect("tempdir");
+        let vault = open(&vault_dir(tmp.path(), "v")).expect("opens");
+        assert!(transcripts(&vault).expect("missing chats dir").is_empty());
+
+        let chats = vault.chats_dir();
+        for name in [
+            "b.md",
+            "a.md",
+            ".hidden.md",
+            "notes.txt",
+            "md",
+            "nested/c.md",
+        ] {
+            write(&chats.join(name), "## User\nhi\n");
+        }
+        mkdirs(&chats, &["dir.md"]);
+        std::os::unix::fs::symlink(chats.join("a.md"), chats.join("linked.md")).expect("symlink");
+        std::os::unix::fs::symlink(chats.join("gone"), chats.join("dangling.md")).expect("symlink");
+        assert_eq!(
+            transcripts(&vault).expect("lists"),
+            vec![
+                chats.join("a.md"),
+                chats.join("b.md"),
+                chats.join("linked.md")
+            ]
+        );
+    }
+
+    #[test]
+    fn transcripts_follow_content_root_and_inbox() {
+        let tmp = TempDir::new().expect("tempdir");
+        let dir = vault_dir(tmp.path(), "v");
+        write(
+            &dir.join(SETTINGS_FILE),
+            r#"{"contentRoot": "content", "inboxPath": "journal"}"#,
+        );
+        write(&dir.join("content/journal/chats/t.md"), "hi");
+        write(&dir.join("00_Inbox/chats/wrong.md"), "hi");
+        let vault = open(&dir).expect("opens");
+        assert_eq!(
+            transcripts(&vault).expect("lists"),
+            vec![dir.join("content/journal/chats/t.md")]
+        );
+    }
+}
