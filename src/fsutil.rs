@@ -1,0 +1,381 @@
+//! The only place that writes user files: atomic replacement (temp file, `sync_all`, rename,
+//! directory fsync), write-only-if-changed, and the run lock that keeps two memloop runs
+//! from interleaving.
+//!
+//! This module knows nothing about what it writes; deciding the bytes (rendering, fence
+//! splicing) happens elsewhere. It never deletes a user file and never replaces a symlink:
+//! writes go through the link to the file it points at.
+
+use std::fs::{self, File, OpenOptions, TryLockError};
+use std::io::{self, Write};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+
+/// Mode for files memloop creates: they hold personal facts.
+#[cfg(unix)]
+const NEW_FILE_MODE: u32 = 0o600;
+/// Mode for the state directory memloop creates.
+#[cfg(unix)]
+const NEW_DIR_MODE: u32 = 0o700;
+/// Symlink hops followed before giving up, as the kernel's own `ELOOP` limit does.
+const MAX_SYMLINK_HOPS: usize = 40;
+/// The lock file inside the state directory.
+const LOCK_FILE: &str = "memloop.lock";
+
+/// Distinguishes temp files of concurrent writes from the same process.
+static TEMP_COUNTER: AtomicU64 = AtomicU64::new(0);
+
+/// Replaces `path` with `bytes` atomically: readers see the old file or the new one, never
+/// a mix.
+///
+/// Parent directories are created. An existing file keeps its permissions; a new one is
+/// created `0600`. A symlink at `path` stays in place and the file it points at is replaced.
+/// On error the temporary file is removed and the target is left as it was.
+pub fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
+    if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
+        fs::create_dir_all(parent)?;
+    }
+    let target = resolve_symlinks(path)?;
+    let dir = match target.parent().filter(|p| !p.as_os_str().is_empty()) {
+        Some(dir) => {
+            fs::create_dir_all(dir)?;
+            dir.to_path_buf()
+        }
+        None => PathBuf::from("."),
+    };
+    let existing_permissions = match fs::metadata(&target) {
+        Ok(meta) => Some(meta.permissions()),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => None,
+        Err(e) => return Err(e),
+    };
+
+    let (mut file, temp) = create_temp(&dir, &target)?;
+    file.write_all(bytes)?;
+    if let Some(permissions) = existing_permissions {
+        file.set_permissions(permissions)?;
+    }
+    file.sync_all()?;
+    drop(file);
+    fs::rename(&temp.path, &target)?;
+    temp.disarm();
+    sync_dir(&dir)
+}
+
+/// Writes `bytes` to `path` (atomically) only when the file does not already hold exactly
+/// them; returns whether it wrote.
+pub fn write_if_changed(path: &Path, bytes: &[u8]) -> io::Result<bool> {
+    match fs::read(path) {
+        Ok(current) if current == bytes => return Ok(false),
+        Ok(_) => {}
+        Err(e) if e.kind() == io::ErrorKind::NotFound => {}
+        Err(e) => return Err(e),
+    }
+    write_atomic(path, bytes)?;
+    Ok(true)
+}
+
+/// An exclusive lock on the state directory's `memloop.lock`, held until dropped.
+#[derive(Debug)]
+pub struct RunLock {
+    // Closing the file releases the lock; the field only has to live as long as the guard.
+    _file: File,
+    path: PathBuf,
+}
+
+impl RunLock {
+    /// The lock file's path, for messages.
+    #[must_use]
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+}
+
+/// Takes the run lock without waiting; `Ok(None)` when another run holds it.
+///
+/// Creates `state_dir` (`0700` for directories it creates) and the lock file. The lock is
+/// advisory (`flock`-style) and released when the returned guard is dropped or the process
+/// dies, so a crashed run never leaves a stale lock behind.
+pub fn try_lock(state_dir: &Path) -> io::Result<Option<RunLock>> {
+    create_private_dir(state_dir)?;
+    let path = state_dir.join(LOCK_FILE);
+    let mut options = OpenOptions::new();
+    options.read(true).write(true).create(true).truncate(false);
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::mode(&mut options, NEW_FILE_MODE);
+    let file = options.open(&path)?;
+    match file.try_lock() {
+        Ok(()) => Ok(Some(RunLock { _file: file, path })),
+        Err(TryLockError::WouldBlock) => Ok(None),
+        Err(TryLockError::Error(e)) => Err(e),
+    }
+}
+
+/// Follows symlinks at `path` to the file they name, which may not exist yet.
+fn resolve_symlinks(path: &Path) -> io::Result<PathBuf> {
+    let mut current = path.to_path_buf();
+    for _ in 0..MAX_SYMLINK_HOPS {
+        match fs::symlink_metadata(&current) {
+            Ok(meta) if meta.file_type().is_symlink() => {
+                let link = fs::read_link(&current)?;
+                current = match current.parent() {
+                    Some(parent) if link.is_relative() => parent.join(link),
+                    _ => link,
+                };
+            }
+            Ok(_) => return Ok(current),
+            Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(current),
+            Err(e) => return Err(e),
+        }
+    }
+    Err(io::Error::other(format!(
+        "too many levels of symbolic links at {}",
+        path.display()
+    )))
+}
+
+/// Removes the temp file on drop unless the rename succeeded.
+struct TempGuard {
+    path: PathBuf,
+    armed: bool,
+}
+
+impl TempGuard {
+    fn disarm(mut self) {
+        self.armed = false;
+    }
+}
+
+impl Drop for TempGuard {
+    fn drop(&mut self) {
+        if self.armed {
+            // Best effort: the original error is the one worth reporting.
+            let _ = fs::remove_file(&self.path);
+        }
+    }
+}
+
+/// Creates a hidden temp file next to `target` so the rename stays on one filesystem.
+fn create_temp(dir: &Path, target: &Path) -> io::Result<(File, TempGuard)> {
+    let name = target
+        .file_name()
+        .map_or_else(|| "memloop".into(), |n| n.to_string_lossy());
+    let mut options = OpenOptions::new();
+    options.write(true).create_new(true);
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::mode(&mut options, NEW_FILE_MODE);
+    loop {
+        let unique = TEMP_COUNTER.fetch_add(1, Ordering::Relaxed);
+        let path = dir.join(format!(".{name}.{}.{unique}.tmp", std::process::id()));
+        match options.open(&path) {
+            Ok(file) => return Ok((file, TempGuard { path, armed: true })),
+            // A leftover from a crashed run with a recycled pid: pick the next name.
+            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {}
+            Err(e) => return Err(e),
+        }
+    }
+}
+
+/// Makes the rename durable. Some filesystems cannot fsync a directory; the rename has
+/// already happened there, so that is not an error.
+fn sync_dir(dir: &Path) -> io::Result<()> {
+    #[cfg(unix)]
+    match File::open(dir).and_then(|d| d.sync_all()) {
+        Ok(()) => {}
+        Err(e)
+            if matches!(
+                e.kind(),
+                io::ErrorKind::InvalidInput | io::ErrorKind::Unsupported
+            ) => {}
+        Err(e) => return Err(e),
+    }
+    #[cfg(not(unix))]
+    let _ = dir;
+    Ok(())
+}
+
+fn create_private_dir(dir: &Path) -> io::Result<()> {
+    let mut builder = fs::DirBuilder::new();
+    builder.recursive(true);
+    #[cfg(unix)]
+    std::os::unix::fs::DirBuilderExt::mode(&mut builder, NEW_DIR_MODE);
+    builder.create(dir)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn entries(dir: &Path) -> Vec<String> {
+        let mut names: Vec<String> = fs::read_dir(dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        names.sort();
+        names
+    }
+
+    #[test]
+    fn write_atomic_creates_parents_and_leaves_no_temp_file() {
+        let tmp = tempfile::tempdir().unwrap();
+        let path = tmp.path().join("a/b/memory.md");
+        write_atomic(&path, b"hello\n").unwrap();
+        assert_eq!(fs::read(&path).unwrap(), b"hello\n");
+        write_atomic(&path, b"again\n").unwrap();
+        assert_eq!(fs::read(&path).unwrap(), b"again\n");
+        assert_eq!(entries(&tmp.path().join("a/b")), ["memory.md"]);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn new_files_are_private_and_existing_files_keep_their_mode() {
+        use std::os::unix::fs::PermissionsExt;
+        let tmp = tempfile::tempdir().unwrap();
+        let fresh = tmp.path().join("fresh.md");
+        write_atomic(&fresh, b"x").unwrap();
+        assert_eq!(
+            fs::metadata(&fresh).unwrap().permissions().mode() & 0o777,
+            0o600
+        );
+
+        let shared = tmp.path().join("CLAUDE.md");
+        fs::write(&shared, b"old").unwrap();
+        fs::set_permissions(&shared, fs::Permissions::from_mode(0o644)).unwrap();
+        write_atomic(&shared, b"new").unwrap();
+        assert_eq!(
+            fs::metadata(&shared).unwrap().permissions().mode() & 0o777,
+            0o644
+        );
+        assert_eq!(fs::read(&shared).unwrap(), b"new");
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn symlinks_stay_and_their_target_is_written() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dotfiles = tmp.path().join("dotfiles");
+        fs::create_dir(&dotfiles).unwrap();
+        let real = dotfiles.join("memory.md");
+        fs::write(&real, b"old").unwrap();
+        let rules = tmp.path().join("rules");
+        fs::create_dir(&rules).unwrap();
+        let link = rules.join("memory.md");
+        std::os::unix::fs::symlink("../dotfiles/memory.md", &link).unwrap();
+        let chained = rules.join("alias.md");
+        std::os::unix::fs::symlink("memory.md", &chained).unwrap();
+
+        write_atomic(&chained, b"new").unwrap();
+        assert!(
+            fs::symlink_metadata(&link)
+                .unwrap()
+                .file_type()
+                .is_symlink()
+        );
+        assert!(
+            fs::symlink_metadata(&chained)
+                .unwrap()
+                .file_type()
+                .is_symlink()
+        );
+        assert_eq!(fs::read(&real).unwrap(), b"new");
+        assert_eq!(entries(&rules), ["alias.md", "memory.md"]);
+        assert_eq!(entries(&dotfiles), ["memory.md"]);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn dangling_symlink_creates_its_target() {
+        let tmp = tempfile::tempdir().unwrap();
+        let link = tmp.path().join("memory.md");
+        let real = tmp.path().join("store/memory.md");
+        std::os::unix::fs::symlink(&real, &link).unwrap();
+        write_atomic(&link, b"x").unwrap();
+        assert!(
+            fs::symlink_metadata(&link)
+                .unwrap()
+                .file_type()
+                .is_symlink()
+        );
+        assert_eq!(fs::read(&real).unwrap(), b"x");
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn symlink_loops_are_errors() {
+        let tmp = tempfile::tempdir().unwrap();
+        let a = tmp.path().join("a");
+        std::os::unix::fs::symlink("b", &a).unwrap();
+        std::os::unix::fs::symlink("a", tmp.path().join("b")).unwrap();
+        assert!(write_atomic(&a, b"x").is_err());
+        assert_eq!(entries(tmp.path()), ["a", "b"]);
+    }
+
+    #[test]
+    fn failed_write_removes_the_temp_file_and_leaves_the_target() {
+        let tmp = tempfile::tempdir().unwrap();
+        // Renaming a file over a non-empty directory fails on every platform.
+        let target = tmp.path().join("CLAUDE.md");
+        fs::create_dir(&target).unwrap();
+        fs::write(target.join("keep"), b"kept").unwrap();
+        assert!(write_atomic(&target, b"new").is_err());
+        assert_eq!(entries(tmp.path()), ["CLAUDE.md"]);
+        assert_eq!(fs::read(target.join("keep")).unwrap(), b"kept");
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn unchanged_file_is_not_rewritten() {
+        use std::os::unix::fs::MetadataExt;
+        let tmp = tempfile::tempdir().unwrap();
+        let path = tmp.path().join("memory.md");
+        assert!(write_if_changed(&path, b"one").unwrap());
+        let inode = fs::metadata(&path).unwrap().ino();
+        assert!(!write_if_changed(&path, b"one").unwrap());
+        // A rewrite renames a new inode into place; the same inode proves nothing was written.
+        assert_eq!(fs::metadata(&path).unwrap().ino(), inode);
+        assert!(write_if_changed(&path, b"two").unwrap());
+        assert_ne!(fs::metadata(&path).unwrap().ino(), inode);
+        assert_eq!(fs::read(&path).unwrap(), b"two");
+    }
+
+    #[test]
+    fn write_if_changed_reports_read_errors_other_than_missing() {
+        let tmp = tempfile::tempdir().unwrap();
+        assert!(write_if_changed(tmp.path(), b"x").is_err());
+    }
+
+    #[test]
+    fn second_lock_is_refused_until_the_first_is_dropped() {
+        let tmp = tempfile::tempdir().unwrap();
+        let state = tmp.path().join("state/memory-loop");
+        let first = try_lock(&state).unwrap().expect("first lock");
+        assert_eq!(first.path(), state.join("memloop.lock"));
+        assert!(try_lock(&state).unwrap().is_none());
+        drop(first);
+        assert!(try_lock(&state).unwrap().is_some());
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn lock_creates_a_private_state_dir() {
+        use std::os::unix::fs::PermissionsExt;
+        let tmp = tempfile::tempdir().unwrap();
+        let state = tmp.path().join("state/memory-loop");
+        let _lock = try_lock(&state).unwrap().expect("lock");
+        for dir in [tmp.path().join("state"), state.clone()] {
+            assert_eq!(
+                fs::metadata(&dir).unwrap().permissions().mode() & 0o777,
+                0o700,
+                "{}",
+                dir.display()
+            );
+        }
+        assert_eq!(
+            fs::metadata(state.join("memloop.lock"))
+                .unwrap()
+                .permissions()
+                .mode()
+                & 0o777,
+            0o600
+        );
+    }
+}
