@@ -1,0 +1,416 @@
+//! Extraction through the `claude` CLI (Claude Code), for people with a Claude
+//! subscription and no API key. One call is one non-interactive run:
+//!
+//! ```text
+//! claude -p --output-format json --model MODEL --no-session-persistence --tools ""
+//!        --append-system-prompt SYSTEM          (user message on stdin)
+//! ```
+//!
+//! The system text goes in an argument (it is a few kilobytes, far below the argument
+//! limit) and the user message, which holds the transcript, on stdin, so no transcript
+//! ever shows in `ps`. `--tools ""` takes every tool away: the transcript is untrusted
+//! and must not be able to make the model read files or run commands. The process runs
+//! in the temp directory so that no project's CLAUDE.md is pulled into the context.
+//!
+//! This module finds the binary, runs it under the timeout and reads its JSON; it does
+//! not retry (see `retry`).
+
+use std::ffi::{OsStr, OsString};
+use std::fmt;
+use std::path::{Path, PathBuf};
+use std::process::Stdio;
+
+use serde_json::Value;
+use tokio::io::AsyncWriteExt;
+use tokio::process::Command;
+
+use super::{
+    ExtractRequest, Extraction, LlmError, Settings, Usage, excerpt, parse_facts, user_message,
+};
+
+/// The binary's name on PATH.
+pub const PROGRAM: &str = "claude";
+
+/// The first executable file called `name` in the directories of `path` (a PATH value).
+pub fn find_program(name: &str, path: &OsStr) -> Option<PathBuf> {
+    std::env::split_paths(path)
+        .filter(|dir| !dir.as_os_str().is_empty())
+        .map(|dir| dir.join(name))
+        .find(|candidate| is_executable(candidate))
+}
+
+#[cfg(unix)]
+fn is_executable(path: &Path) -> bool {
+    use std::os::unix::fs::PermissionsExt;
+    path.metadata()
+        .is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+}
+
+#[cfg(not(unix))]
+fn is_executable(path: &Path) -> bool {
+    path.is_file()
+}
+
+/// The arguments of one run, the system text included.
+pub fn args(model: &str, system: &str) -> Vec<OsString> {
+    [
+        "-p",
+        "--output-format",
+        "json",
+        "--model",
+        model,
+        "--no-session-persistence",
+        "--tools",
+        "",
+        "--append-system-prompt",
+        system,
+    ]
+    .into_iter()
+    .map(OsString::from)
+    .collect()
+}
+
+/// Reads what the CLI printed on stdout with `--output-format json`, given how it exited.
+pub fn parse_output(success: bool, stdout: &str, stderr: &str) -> Result<Extraction, LlmError> {
+    let Ok(output) = serde_json::from_str::<Value>(stdout.trim()) else {
+        let said = if stderr.trim().is_empty() {
+            stdout
+        } else {
+            stderr
+        };
+        return Err(failure(said));
+    };
+    let result = output
+        .get("result")
+        .and_then(Value::as_str)
+        .unwrap_or_default();
+    let is_error = output
+        .get("is_error")
+        .and_then(Value::as_bool)
+        .unwrap_or(false);
+    let subtype = output
+        .get("subtype")
+        .and_then(Value::as_str)
+        .unwrap_or("success");
+    if is_error || !success || subtype != "success" {
+        let said = [result, stderr, subtype]
+            .into_iter()
+            .find(|s| !s.trim().is_empty())
+            .unwrap_or("no output");
+        return Err(failure(said));
+    }
+    let count = |name: &str| {
+        output
+            .pointer(&format!("/usage/{name}"))
+            .and_then(Value::as_u64)
+            .unwrap_or(0)
+    };
+    let usage = Usage {
+        input_tokens: count("input_tokens")
+            + count("cache_creation_input_tokens")
+            + count("cache_read_input_tokens"),
+        output_tokens: count("output_tokens"),
+    };
+    Ok(Extraction {
+        facts: parse_facts(result)?,
+        usage,
+    })
+}
+
+/// A failed run: a login problem is fatal configuration, anything else a process error.
+fn failure(said: &str) -> LlmError {
+    let lower = said.to_lowercase();
+    let login = [
+        "not logged in",
+        "/login",
+        "invalid api key",
+        "authentication_error",
+        "oauth token has expired",
+    ]
+    .iter()
+    .any(|phrase| lower.contains(phrase));
+    if login {
+        LlmError::Config(format!(
+            "the claude CLI is not logged in: run `claude` once and log in ({})",
+            excerpt(said)
+        ))
+    } else {
+        LlmError::Process(excerpt(said))
+    }
+}
+
+/// Runs extractions through the `claude` binary.
+pub struct Client {
+    program: PathBuf,
+    settings: Settings,
+}
+
+impl fmt::Debug for Client {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("claude_cli::Client")
+            .field("program", &self.program)
+            .field("settings", &self.settings)
+            .finish()
+    }
+}
+
+impl Client {
+    /// A client for the `claude` found on this process's PATH.
+    pub fn new(settings: &Settings) -> Result<Self, LlmError> {
+        let path = std::env::var_os("PATH").unwrap_or_default();
+        Self::from_path(settings, &path)
+    }
+
+    /// A client for the `claude` found on `path`, a PATH-style list of directories.
+    pub fn from_path(settings: &Settings, path: &OsStr) -> Result<Self, LlmError> {
+        let program = find_program(PROGRAM, path).ok_or_else(|| {
+            LlmError::Config(
+                "the claude CLI was not found on PATH; install Claude Code or choose another provider"
+                    .to_owned(),
+            )
+        })?;
+        Ok(Self {
+            program,
+            settings: settings.clone(),
+        })
+    }
+
+    /// The settings this client was built with.
+    pub fn settings(&self) -> &Settings {
+        &self.settings
+    }
+
+    /// One run of the CLI, killed when the timeout passes.
+    pub async fn send(&self, req: &ExtractRequest) -> Result<Extraction, LlmError> {
+        let mut child = Command::new(&self.program)
+            .args(args(&self.settings.model, &req.system))
+            .current_dir(std::env::temp_dir())
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .kill_on_drop(true)
+            .spawn()
+            .map_err(|e| {
+                LlmError::Config(format!("could not start {}: {e}", self.program.display()))
+            })?;
+        let mut stdin = child.stdin.take();
+        let message = user_message(req);
+        let feed = async move {
+            if let Some(stdin) = stdin.as_mut() {
+                // A CLI that exits early closes the pipe; its exit status tells why.
+                let _ = stdin.write_all(message.as_bytes()).await;
+                let _ = stdin.shutdown().await;
+            }
+            drop(stdin);
+        };
+        // Dropping the future on timeout drops the child, and kill_on_drop kills it.
+        let run = async { tokio::join!(feed, child.wait_with_output()).1 };
+        let output = tokio::time::timeout(self.settings.timeout, run)
+            .await
+            .map_err(|_| LlmError::Timeout)?
+            .map_err(|e| LlmError::Process(format!("could not read its output: {e}")))?;
+        parse_output(
+            output.status.success(),
+            &String::from_utf8_lossy(&output.stdout),
+            &String::from_utf8_lossy(&output.stderr),
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::{Duration, Instant};
+
+    use super::*;
+    use crate::llm::ProviderKind;
+
+    const SUCCESS: &str = r#"{"type":"result","subtype":"success","is_error":false,"duration_ms":4210,"duration_api_ms":3987,"num_turns":1,"result":"```json\n{\"facts\": [{\"category\": \"Preferences\", \"text\": \"Prefers tabs over spaces.\", \"scope\": \"global\", \"replaces\": null}]}\n```","session_id":"6a1f3c2e-9b7d-4e0a-8c5f-2d4b6e8a0c1f","total_cost_usd":0.0042,"usage":{"input_tokens":812,"cache_creation_input_tokens":1200,"cache_read_input_tokens":3000,"output_tokens":61,"server_tool_use":{"web_search_requests":0},"service_tier":"standard"},"permission_denials":[]}"#;
+
+    fn settings(timeout: Duration) -> Settings {
+        Settings {
+            kind: ProviderKind::ClaudeCli,
+            model: "haiku".into(),
+            api_key: None,
+            base_url: String::new(),
+            timeout,
+            max_retries: 0,
+            max_output_tokens: 4096,
+        }
+    }
+
+    fn request() -> ExtractRequest {
+        ExtractRequest {
+            system: "Extract facts.".into(),
+            transcript: "## [09:00] User\nI always indent with tabs.\n".into(),
+            categories: vec!["Preferences".into()],
+            known_facts: vec![],
+            vault: "notes".into(),
+        }
+    }
+
+    #[test]
+    fn output_success_yields_facts_and_usage() {
+        let extraction = parse_output(true, SUCCESS, "").expect("parses");
+        assert_eq!(extraction.facts.len(), 1);
+        assert_eq!(extraction.facts[0].text, "Prefers tabs over spaces.");
+        assert_eq!(
+            extraction.usage,
+            Usage {
+                input_tokens: 5012,
+                output_tokens: 61
+            }
+        );
+    }
+
+    #[test]
+    fn output_failures_map_to_errors() {
+        let not_logged_in = r#"{"type":"result","subtype":"success","is_error":true,"result":"Invalid API key · Please run /login","session_id":"x","total_cost_usd":0,"usage":{"input_tokens":0,"output_tokens":0}}"#;
+        let err = parse_output(false, not_logged_in, "").expect_err("auth");
+        assert!(err.is_fatal(), "{err:?}");
+
+        let max_turns =
+            r#"{"type":"result","subtype":"error_max_turns","is_error":false,"session_id":"x"}"#;
+        let err = parse_output(true, max_turns, "").expect_err("max turns");
+        assert!(
+            matches!(err, LlmError::Process(ref m) if m.contains("error_max_turns")),
+            "{err:?}"
+        );
+
+        let err = parse_output(false, "", "error: unknown option '--tools'").expect_err("old CLI");
+        assert!(
+            matches!(err, LlmError::Process(ref m) if m.contains("unknown option")),
+            "{err:?}"
+        );
+
+        let err = parse_output(
+            true,
+            r#"{"type":"result","subtype":"success","is_error":false,"result":"I found nothing."}"#,
+            "",
+        )
+        .expect_err("no JSON");
+        assert!(matches!(err, LlmError::Parse(_)), "{err:?}");
+    }
+
+    #[test]
+    fn args_carry_model_and_system_and_no_tools() {
+        let args = args("haiku", "SYSTEM TEXT");
+        let pairs: Vec<_> = args.windows(2).collect();
+        assert!(pairs.iter().any(|w| w[0] == "--model" && w[1] == "haiku"));
+        assert!(pairs.iter().any(|w| w[0] == "--tools" && w[1].is_empty()));
+        assert!(
+            pairs
+                .iter()
+                .any(|w| w[0] == "--append-system-prompt" && w[1] == "SYSTEM TEXT")
+        );
+        assert!(
+            args.iter().any(|a| a == "-p") && args.iter().any(|a| a == "--no-session-persistence")
+        );
+    }
+
+    #[cfg(unix)]
+    fn fake_claude(dir: &Path, script: &str) {
+        use std::os::unix::fs::PermissionsExt;
+        let path = dir.join(PROGRAM);
+        std::fs::write(&path, format!("#!/bin/sh\n{script}\n")).expect("write fake claude");
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn lookup_walks_path_and_skips_non_executables() {
+        use std::os::unix::fs::PermissionsExt;
+        let first = tempfile::tempdir().expect("tempdir");
+        let second = tempfile::tempdir().expect("tempdir");
+        let plain = first.path().join(PROGRAM);
+        std::fs::write(&plain, "not executable").expect("write");
+        std::fs::set_permissions(&plain, std::fs::Permissions::from_mode(0o644)).expect("chmod");
+        fake_claude(second.path(), "exit 0");
+        let path = std::env::join_paths([first.path(), second.path()]).expect("join");
+        assert_eq!(
+            find_program(PROGRAM, &path),
+            Some(second.path().join(PROGRAM))
+        );
+
+        let empty = tempfile::tempdir().expect("tempdir");
+        let err = Client::from_path(&settings(Duration::from_secs(5)), empty.path().as_os_str())
+            .expect_err("not found");
+        assert!(err.is_fatal());
+        assert!(err.to_string().contains("not found on PATH"), "{err}");
+    }
+
+    #[cfg(unix)]
+    #[tokio::test]
+    async fn fake_cli_receives_the_message_on_stdin_and_answers() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let seen = dir.path().join("stdin.txt");
+        let argv = dir.path().join("argv.txt");
+        fake_claude(
+            dir.path(),
+            &format!(
+                "printf '%s\\n' \"$@\" > '{}'\ncat > '{}'\nprintf '%s' '{}'",
+                argv.display(),
+                seen.display(),
+                SUCCESS.replace('\'', r"'\''")
+            ),
+        );
+        let client = Client::from_path(&settings(Duration::from_secs(20)), dir.path().as_os_str())
+            .expect("found");
+        let extraction = client.send(&request()).await.expect("extracts");
+        assert_eq!(extraction.facts[0].category, "Preferences");
+        let stdin = std::fs::read_to_string(&seen).expect("stdin captured");
+        assert!(stdin.contains("I always indent with tabs."), "{stdin}");
+        assert!(stdin.contains("untrusted=\"true\""));
+        let argv = std::fs::read_to_string(&argv).expect("argv captured");
+        assert!(
+            argv.contains("--append-system-prompt\nExtract facts.\n"),
+            "{argv}"
+        );
+        assert!(
+            !argv.contains("indent with tabs"),
+            "the transcript stays off argv"
+        );
+    }
+
+    #[cfg(unix)]
+    #[tokio::test]
+    async fn fake_cli_failures_map_to_errors() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        fake_claude(
+            dir.path(),
+            "cat >/dev/null\necho 'boom: something broke' >&2\nexit 3",
+        );
+        let client = Client::from_path(&settings(Duration::from_secs(20)), dir.path().as_os_str())
+            .expect("found");
+        let err = client.send(&request()).await.expect_err("fails");
+        assert!(
+            matches!(err, LlmError::Process(ref m) if m.contains("boom")),
+            "{err:?}"
+        );
+
+        let dir = tempfile::tempdir().expect("tempdir");
+        fake_claude(
+            dir.path(),
+            "echo 'Error: not logged in. Please run /login' >&2\nexit 1",
+        );
+        let client = Client::from_path(&settings(Duration::from_secs(20)), dir.path().as_os_str())
+            .expect("found");
+        let err = client.send(&request()).await.expect_err("fails");
+        assert!(err.is_fatal(), "{err:?}");
+    }
+
+    #[cfg(unix)]
+    #[tokio::test]
+    async fn a_hanging_cli_is_killed_at_the_timeout() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        fake_claude(dir.path(), "exec sleep 30");
+        let client = Client::from_path(
+            &settings(Duration::from_millis(300)),
+            dir.path().as_os_str(),
+        )
+        .expect("found");
+        let started = Instant::now();
+        let err = client.send(&request()).await.expect_err("times out");
+        assert!(matches!(err, LlmError::Timeout), "{err:?}");
+        assert!(started.elapsed() < Duration::from_secs(10));
+    }
+}
