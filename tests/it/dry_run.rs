@@ -1,0 +1,50 @@
+//! `extract --dry-run`: the LLM is asked, the would-be changes are printed, and not one
+//! file is written: no memory file, no CLAUDE.md change, no ledger.
+
+use crate::support::fixture::{DIRECT, HERON_GOAL, LANTERNFISH, POSTGRES};
+use crate::support::mock::Mock;
+use crate::support::{TestEnv, anthropic};
+
+/// The lock file is the only thing a dry run may leave behind: an empty file that says
+/// nothing about memory.
+const LOCK: &str = "home/.local/state/memory-loop/memloop.lock";
+
+#[test]
+fn dry_run_calls_the_llm_prints_the_changes_and_writes_nothing() {
+    let env = TestEnv::with_fixtures();
+    let mock = Mock::start();
+    let before = env.snapshot_tree();
+
+    let output = env
+        .cmd()
+        .envs(anthropic(&mock))
+        .args(["extract", "--dry-run"])
+        .assert()
+        .code(0);
+
+    assert_eq!(mock.count(), 3, "the LLM is called for every transcript");
+    let stdout = String::from_utf8_lossy(&output.get_output().stdout);
+    for fact in [DIRECT, HERON_GOAL, LANTERNFISH, POSTGRES] {
+        assert!(
+            stdout.contains(fact),
+            "stdout names the would-be fact {fact:?}:\n{stdout}"
+        );
+    }
+    let after = env.snapshot_tree();
+    after.without(LOCK).assert_unchanged_since(&before);
+    assert!(!env.memory_path().exists());
+
+    let report = env.extract(&mock, &["--dry-run"], 0);
+
+    assert_eq!(report["dry_run"], true);
+    assert_eq!(report["transcripts"]["processed"], 3);
+    assert_eq!(
+        report["transcripts"]["unchanged"], 0,
+        "a dry run marks nothing done"
+    );
+    assert_eq!(report["facts"]["new"], 6);
+    assert_eq!(mock.count(), 6);
+    env.snapshot_tree()
+        .without(LOCK)
+        .assert_unchanged_since(&before);
+}

@@ -1,0 +1,204 @@
+//! What the LLM can do wrong and what memloop does about it: retryable statuses are
+//! retried (honouring `Retry-After`), a rejected key stops the run with exit 2, anything
+//! else fails that transcript only, and a failed transcript is never marked done.
+
+use std::time::{Duration, Instant};
+
+use serde_json::json;
+
+use crate::support::fixture::{ALPHA_1, ALPHA_2, BETA_1};
+use crate::support::mock::{Mock, Reply};
+use crate::support::{TestEnv, anthropic, bullets};
+
+/// One request at a time and no retries: each scripted fault hits exactly one transcript.
+const ONE_SHOT: &str = "[llm]\nconcurrency = 1\nmax_retries = 0\n";
+
+#[test]
+fn server_errors_fail_every_transcript_and_leave_them_for_the_next_run() {
+    let env = TestEnv::with_fixtures();
+    env.config("[llm]\nmax_retries = 1\n");
+    let mock = Mock::start();
+    mock.set_default(Reply::server_error());
+
+    let report = env.extract(&mock, &[], 1);
+
+    assert_eq!(
+        mock.count(),
+        6,
+        "each transcript: one try and max_retries = 1 retry"
+    );
+    assert_eq!(report["transcripts"]["failed"], 3);
+    assert_eq!(report["transcripts"]["processed"], 0);
+    let failures = report["failures"].as_array().expect("failures array");
+    for name in [ALPHA_1, ALPHA_2, BETA_1] {
+        assert!(
+            failures
+                .iter()
+                .any(|f| f["path"].as_str().is_some_and(|p| p.ends_with(name))),
+            "{name} is named: {report}"
+        );
+    }
+    assert_no_facts_written(&env);
+
+    mock.set_default(Reply::Echo);
+    let report = env.extract(&mock, &[], 0);
+
+    assert_eq!(mock.count(), 9, "all three are sent again");
+    assert_eq!(report["transcripts"]["processed"], 3);
+    assert_eq!(report["facts"]["new"], 6);
+}
+
+#[test]
+fn a_rejected_key_is_exit_2_and_marks_nothing_done() {
+    let env = TestEnv::with_fixtures();
+    let mock = Mock::start();
+    mock.set_default(Reply::unauthorized());
+
+    let output = env
+        .cmd()
+        .envs(anthropic(&mock))
+        .arg("extract")
+        .assert()
+        .code(2);
+
+    let stderr = String::from_utf8_lossy(&output.get_output().stderr);
+    assert!(stderr.contains("ANTHROPIC_API_KEY"), "{stderr}");
+    assert!(
+        !stderr.contains("test-key"),
+        "the key itself is never printed:\n{stderr}"
+    );
+    assert_no_facts_written(&env);
+    let sent = mock.count();
+    assert!(
+        (1..=3).contains(&sent),
+        "a 401 is not retried: {sent} requests"
+    );
+
+    mock.set_default(Reply::Echo);
+    let report = env.extract(&mock, &[], 0);
+
+    assert_eq!(mock.count() - sent, 3, "nothing was marked processed");
+    assert_eq!(report["transcripts"]["processed"], 3);
+}
+
+#[test]
+fn a_429_is_retried_after_the_retry_after_delay() {
+    let env = TestEnv::with_fixtures();
+    let mock = Mock::start();
+    mock.push(Reply::rate_limited(1));
+    let started = Instant::now();
+
+    let report = env.extract(&mock, &[], 0);
+
+    assert!(
+        started.elapsed() >= Duration::from_secs(1),
+        "Retry-After: 1 beats the 10 ms retry base"
+    );
+    assert_eq!(mock.count(), 4);
+    assert_eq!(report["transcripts"]["processed"], 3);
+    assert_eq!(report["failures"], json!([]));
+}
+
+#[test]
+fn overloaded_529s_are_retried() {
+    let env = TestEnv::with_fixtures();
+    env.config("[llm]\nconcurrency = 1\nmax_retries = 2\n");
+    let mock = Mock::start();
+    mock.push(Reply::overloaded());
+    mock.push(Reply::overloaded());
+
+    let report = env.extract(&mock, &[], 0);
+
+    assert_eq!(mock.count(), 5);
+    assert_eq!(report["transcripts"]["processed"], 3);
+    assert_eq!(report["facts"]["new"], 6);
+}
+
+#[test]
+fn a_malformed_answer_fails_only_its_transcript() {
+    // An answer with no parseable facts is asked for once more before the transcript
+    // fails; a dropped connection is a transport fault, governed by max_retries (0 here).
+    for (fault, times, requests) in [
+        (Reply::Garbage, 2, 4),
+        (Reply::Truncated, 2, 4),
+        (Reply::Prose, 2, 4),
+        (Reply::Drop, 1, 3),
+    ] {
+        let env = TestEnv::with_fixtures();
+        env.config(ONE_SHOT);
+        let mock = Mock::start();
+        for _ in 0..times {
+            mock.push(fault.clone());
+        }
+
+        let report = env.extract(&mock, &[], 1);
+
+        assert_eq!(mock.count(), requests, "{fault:?}");
+        assert_eq!(
+            report["transcripts"],
+            json!({"found": 3, "unchanged": 0, "waiting": 0, "deferred": 0, "processed": 2, "failed": 1}),
+            "{fault:?}"
+        );
+        assert_eq!(
+            report["failures"].as_array().map(Vec::len),
+            Some(1),
+            "{fault:?}"
+        );
+        assert!(
+            env.memory_path().exists(),
+            "{fault:?}: the other transcripts were committed"
+        );
+    }
+}
+
+#[test]
+fn an_answer_without_facts_is_asked_for_once_more() {
+    let env = TestEnv::with_fixtures();
+    env.config(ONE_SHOT);
+    let mock = Mock::start();
+    mock.push(Reply::Garbage);
+
+    let report = env.extract(&mock, &[], 0);
+
+    assert_eq!(mock.count(), 4, "three transcripts, one asked twice");
+    assert_eq!(report["transcripts"]["processed"], 3);
+}
+
+#[test]
+fn a_hung_request_times_out_and_fails_its_transcript() {
+    let env = TestEnv::with_fixtures();
+    env.config(&format!("{ONE_SHOT}timeout_secs = 1\n"));
+    let mock = Mock::start();
+    mock.push(Reply::Hang(Duration::from_secs(30)));
+    let started = Instant::now();
+
+    let report = env.extract(&mock, &[], 1);
+
+    assert!(
+        started.elapsed() < Duration::from_secs(10),
+        "timeout_secs is honoured"
+    );
+    assert_eq!(report["transcripts"]["failed"], 1);
+    assert_eq!(report["transcripts"]["processed"], 2);
+}
+
+#[test]
+fn slow_answers_within_the_timeout_are_fine() {
+    let env = TestEnv::with_fixtures();
+    env.config("[llm]\ntimeout_secs = 5\n");
+    let mock = Mock::start();
+    mock.set_latency(Duration::from_millis(300));
+
+    let report = env.extract(&mock, &[], 0);
+
+    assert_eq!(mock.count(), 3);
+    assert_eq!(report["transcripts"]["processed"], 3);
+}
+
+/// A run that committed nothing may still have written an empty skeleton, never a fact.
+fn assert_no_facts_written(env: &TestEnv) {
+    if env.memory_path().exists() {
+        let memory = env.memory();
+        assert!(bullets(&memory).is_empty(), "{memory}");
+    }
+}

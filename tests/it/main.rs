@@ -1,0 +1,19 @@
+//! The one integration test binary: every module runs the real `memloop` binary in a
+//! sandboxed HOME (`support::TestEnv`) against copies of `fixtures/vaults` and a loopback
+//! mock LLM (`support::mock`). Unit-level behaviour is tested in the modules themselves;
+//! these tests pin what a user and their scripts see: files, exit codes, the JSON report.
+
+mod badfiles;
+mod builtin;
+mod cap;
+mod config;
+mod dry_run;
+mod extract;
+mod fence;
+mod llm_faults;
+mod lock;
+mod memory_show;
+mod merge;
+mod openai;
+mod prompt;
+mod support;

@@ -1,0 +1,89 @@
+//! `memloop memory show`: prints memory.md as it is on disk, and `--json` gives every
+//! fact with its provenance.
+
+use serde_json::json;
+
+use crate::support::fixture::{ALPHA_1, BETA_1, DIRECT, LANTERNFISH};
+use crate::support::mock::Mock;
+use crate::support::{TestEnv, find_fact, report};
+
+#[test]
+fn memory_show_prints_the_file_byte_for_byte() {
+    let env = TestEnv::with_fixtures();
+    let mock = Mock::start();
+    env.extract(&mock, &[], 0);
+
+    let output = env.cmd().args(["memory", "show"]).assert().code(0);
+
+    assert_eq!(
+        String::from_utf8_lossy(&output.get_output().stdout),
+        env.memory()
+    );
+}
+
+#[test]
+fn memory_show_json_lists_facts_with_their_sources() {
+    let env = TestEnv::with_fixtures();
+    let mock = Mock::start();
+    env.extract(&mock, &[], 0);
+
+    let output = env
+        .cmd()
+        .args(["memory", "show", "--json"])
+        .assert()
+        .code(0);
+
+    let show = report(output.get_output());
+    assert_eq!(show["path"], env.memory_path().display().to_string());
+    let source = env.chats_dir("alpha").join(ALPHA_1).display().to_string();
+    let mut fact = find_fact(&show, DIRECT).clone();
+    assert!(fact["id"].is_i64(), "facts carry their ledger id: {fact}");
+    fact.as_object_mut().map(|f| f.remove("id"));
+    assert_eq!(
+        fact,
+        json!({
+            "text": DIRECT, "category": "Preferences", "scope": "global", "vault": null,
+            "status": "active", "times_seen": 1, "first_seen": "2025-06-12",
+            "last_seen": "2025-06-12",
+            "sources": [{"transcript": source, "date": "2025-06-12"}],
+        })
+    );
+    let vault_fact = find_fact(&show, LANTERNFISH);
+    assert_eq!(vault_fact["scope"], "vault");
+    assert_eq!(vault_fact["vault"], "alpha");
+    assert_eq!(vault_fact["category"], "Project Context");
+    let facts = show["facts"].as_array().expect("facts array");
+    assert_eq!(facts.len(), 6, "{show}");
+    for fact in facts {
+        assert_eq!(fact["status"], "active");
+        let sources = fact["sources"].as_array().expect("sources array");
+        assert_eq!(sources.len(), 1, "{fact}");
+    }
+    let beta_sources = facts
+        .iter()
+        .filter(|f| {
+            f["sources"][0]["transcript"]
+                .as_str()
+                .is_some_and(|t| t.ends_with(BETA_1))
+        })
+        .count();
+    assert_eq!(beta_sources, 2);
+}
+
+#[test]
+fn memory_show_before_any_run_does_not_fail() {
+    let env = TestEnv::new();
+
+    let output = env
+        .cmd()
+        .args(["memory", "show", "--json"])
+        .assert()
+        .code(0);
+
+    let show = report(output.get_output());
+    assert_eq!(show["facts"], json!([]));
+    assert!(
+        !env.memory_path().exists(),
+        "show never creates the memory file"
+    );
+}

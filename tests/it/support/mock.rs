@@ -1,0 +1,966 @@
+//! A loopback mock of the two LLM wire formats memloop speaks: Anthropic's
+//! `POST /v1/messages` and OpenAI's `POST /v1/chat/completions`. A test scripts what the
+//! "model" answers (a FIFO of [`Reply`] values, then a default) and reads back every
+//! request it received.
+//!
+//! By default it echoes: the facts it returns are the transcript's own
+//! `remember: <Category> | <global|vault> | <text> [| replaces: <old>]` lines, so a fixture
+//! controls what gets extracted. It is built on `std::net` and threads only, so faults can
+//! be played byte-exactly. It is deliberately not a general HTTP server: one request per
+//! connection, bodies framed by `Content-Length` (or chunked), always `Connection: close`.
+
+use std::collections::VecDeque;
+use std::io::{self, BufRead, BufReader, Read, Write};
+use std::net::{SocketAddr, TcpListener, TcpStream};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::thread::{self, JoinHandle};
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+
+/// `input_tokens` / `prompt_tokens` reported by every echo answer.
+pub const ECHO_INPUT_TOKENS: u64 = 100;
+/// `output_tokens` / `completion_tokens` reported by every echo answer.
+pub const ECHO_OUTPUT_TOKENS: u64 = 20;
+/// The tool name the echo uses when the request names none.
+pub const DEFAULT_TOOL: &str = "record_facts";
+
+/// A stuck client must not pin a handler thread (and so a test) forever.
+const IO_TIMEOUT: Duration = Duration::from_secs(10);
+const MAX_HEAD_BYTES: usize = 64 * 1024;
+/// How often the accept loop and long sleeps look at the stop flag.
+const POLL: Duration = Duration::from_millis(5);
+
+/// What the mock answers to one request on a known endpoint.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Reply {
+    /// A well-formed success in the endpoint's format carrying the transcript's
+    /// `remember:` lines as facts.
+    Echo,
+    /// Any status with any headers and body.
+    Status {
+        code: u16,
+        headers: Vec<(String, String)>,
+        body: String,
+    },
+    /// Read the request, then say nothing for this long and close.
+    Hang(Duration),
+    /// 200 whose body is prose, not JSON.
+    Garbage,
+    /// 200 with a well-formed envelope whose model answer is prose with no JSON in it.
+    Prose,
+    /// 200 whose body is the echo answer cut off halfway.
+    Truncated,
+    /// Close the connection without a byte of answer.
+    Drop,
+    /// 200 with exactly this body.
+    Raw(String),
+}
+
+impl Reply {
+    /// A status with a body and no extra headers.
+    pub fn status(code: u16, body: impl Into<String>) -> Self {
+        Self::Status {
+            code,
+            headers: Vec::new(),
+            body: body.into(),
+        }
+    }
+
+    /// 429 with `Retry-After: secs`, as Anthropic sends it.
+    pub fn rate_limited(secs: u64) -> Self {
+        Self::Status {
+            code: 429,
+            headers: vec![("Retry-After".into(), secs.to_string())],
+            body: anthropic_error(
+                "rate_limit_error",
+                "Number of request tokens has exceeded your per-minute rate limit",
+            ),
+        }
+    }
+
+    /// 529 `overloaded_error`, Anthropic's "try again later".
+    pub fn overloaded() -> Self {
+        Self::status(529, anthropic_error("overloaded_error", "Overloaded"))
+    }
+
+    /// 500 `api_error`.
+    pub fn server_error() -> Self {
+        Self::status(500, anthropic_error("api_error", "Internal server error"))
+    }
+
+    /// 401 `authentication_error`: the key was rejected.
+    pub fn unauthorized() -> Self {
+        Self::status(
+            401,
+            anthropic_error("authentication_error", "invalid x-api-key"),
+        )
+    }
+
+    /// 400 with an OpenAI-style error body.
+    pub fn openai_bad_request(message: &str) -> Self {
+        let body = json!({"error": {"message": message, "type": "invalid_request_error",
+                                    "param": null, "code": null}});
+        Self::status(400, body.to_string())
+    }
+}
+
+/// One request as the mock received it.
+#[derive(Debug, Clone)]
+pub struct Recorded {
+    pub method: String,
+    pub path: String,
+    /// Names lowercased, in arrival order.
+    pub headers: Vec<(String, String)>,
+    pub body: String,
+}
+
+impl Recorded {
+    /// The first header with this (case-insensitive) name.
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.headers
+            .iter()
+            .find(|(n, _)| n.eq_ignore_ascii_case(name))
+            .map(|(_, v)| v.as_str())
+    }
+
+    /// The body as JSON, `Value::Null` when it is not JSON.
+    pub fn json(&self) -> Value {
+        serde_json::from_str(&self.body).unwrap_or(Value::Null)
+    }
+
+    /// The system prompt in either wire format (Anthropic `system`, OpenAI system or
+    /// developer messages), text blocks joined by newlines.
+    pub fn system_prompt(&self) -> String {
+        let body = self.json();
+        let mut out = Vec::new();
+        collect_text(&body["system"], &mut out);
+        for message in messages(&body) {
+            if matches!(message["role"].as_str(), Some("system" | "developer")) {
+                collect_text(&message["content"], &mut out);
+            }
+        }
+        out.join("\n")
+    }
+
+    /// Every piece of text in the user messages, JSON-decoded, joined by newlines.
+    pub fn user_text(&self) -> String {
+        let body = self.json();
+        let mut out = Vec::new();
+        for message in messages(&body) {
+            if message["role"] == "user" {
+                collect_text(&message["content"], &mut out);
+            }
+        }
+        out.join("\n")
+    }
+}
+
+/// A running mock server on 127.0.0.1; stops when dropped.
+pub struct Mock {
+    addr: SocketAddr,
+    shared: Arc<Shared>,
+    acceptor: Option<JoinHandle<()>>,
+}
+
+struct Shared {
+    script: Mutex<Script>,
+    log: Mutex<Vec<Recorded>>,
+    stopping: AtomicBool,
+    serial: AtomicU64,
+}
+
+struct Script {
+    queue: VecDeque<Reply>,
+    default: Reply,
+    latency: Duration,
+}
+
+impl Mock {
+    /// Binds an ephemeral loopback port and starts serving.
+    pub fn start() -> Self {
+        let listener = TcpListener::bind("127.0.0.1:0").expect("bind the mock to a loopback port");
+        // Non-blocking accept lets the thread notice `stopping` without a wake-up connection.
+        listener
+            .set_nonblocking(true)
+            .expect("make the mock listener non-blocking");
+        let addr = listener.local_addr().expect("mock listener address");
+        let shared = Arc::new(Shared {
+            script: Mutex::new(Script {
+                queue: VecDeque::new(),
+                default: Reply::Echo,
+                latency: Duration::ZERO,
+            }),
+            log: Mutex::new(Vec::new()),
+            stopping: AtomicBool::new(false),
+            serial: AtomicU64::new(0),
+        });
+        let acceptor = {
+            let shared = Arc::clone(&shared);
+            thread::spawn(move || accept_loop(&listener, &shared))
+        };
+        Self {
+            addr,
+            shared,
+            acceptor: Some(acceptor),
+        }
+    }
+
+    /// `http://127.0.0.1:PORT`, without a trailing slash.
+    pub fn url(&self) -> String {
+        format!("http://{}", self.addr)
+    }
+
+    /// Queues a reply; queued replies are used in order before the default.
+    pub fn push(&self, reply: Reply) {
+        lock(&self.shared.script).queue.push_back(reply);
+    }
+
+    /// The reply used once the queue is empty (initially [`Reply::Echo`]).
+    pub fn set_default(&self, reply: Reply) {
+        lock(&self.shared.script).default = reply;
+    }
+
+    /// Sleep this long before every answer.
+    pub fn set_latency(&self, latency: Duration) {
+        lock(&self.shared.script).latency = latency;
+    }
+
+    /// Every request received so far, in arrival order.
+    pub fn requests(&self) -> Vec<Recorded> {
+        lock(&self.shared.log).clone()
+    }
+
+    /// How many requests were received so far.
+    pub fn count(&self) -> usize {
+        lock(&self.shared.log).len()
+    }
+}
+
+impl Drop for Mock {
+    fn drop(&mut self) {
+        self.shared.stopping.store(true, Ordering::SeqCst);
+        if let Some(acceptor) = self.acceptor.take() {
+            let _ = acceptor.join();
+        }
+    }
+}
+
+/// A panicking test thread must not turn every later lock into a second panic.
+fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+fn accept_loop(listener: &TcpListener, shared: &Arc<Shared>) {
+    while !shared.stopping.load(Ordering::SeqCst) {
+        match listener.accept() {
+            Ok((stream, _)) => {
+                let shared = Arc::clone(shared);
+                thread::spawn(move || handle(stream, &shared));
+            }
+            Err(e) if e.kind() == io::ErrorKind::WouldBlock => thread::sleep(POLL),
+            Err(_) => thread::sleep(POLL),
+        }
+    }
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Endpoint {
+    Anthropic,
+    OpenAi,
+}
+
+fn handle(stream: TcpStream, shared: &Shared) {
+    let _ = stream.set_nonblocking(false);
+    let _ = stream.set_read_timeout(Some(IO_TIMEOUT));
+    let _ = stream.set_write_timeout(Some(IO_TIMEOUT));
+    let Ok(request) = read_request(&stream) else {
+        return;
+    };
+    let endpoint = match (request.method.as_str(), request.path.as_str()) {
+        ("POST", "/v1/messages") => Some(Endpoint::Anthropic),
+        ("POST", "/v1/chat/completions") => Some(Endpoint::OpenAi),
+        _ => None,
+    };
+    let body = request.json();
+    let scripted = endpoint.map(|_| {
+        let mut script = lock(&shared.script);
+        let reply = script
+            .queue
+            .pop_front()
+            .unwrap_or_else(|| script.default.clone());
+        (reply, script.latency)
+    });
+    // Logged after taking the reply (so a test that waits on `count()` knows the script
+    // moved on) and before answering (so `count()` is exact once the client has an answer).
+    lock(&shared.log).push(request);
+    let (Some(endpoint), Some((reply, latency))) = (endpoint, scripted) else {
+        let _ = respond(&stream, 404, &[], "text/plain", "not found");
+        return;
+    };
+    sleep_unless_stopped(latency, shared);
+    let serial = shared.serial.fetch_add(1, Ordering::SeqCst);
+    let _ = answer(&stream, endpoint, &body, reply, serial, shared);
+}
+
+fn answer(
+    stream: &TcpStream,
+    endpoint: Endpoint,
+    request: &Value,
+    reply: Reply,
+    serial: u64,
+    shared: &Shared,
+) -> io::Result<()> {
+    const JSON: &str = "application/json";
+    match reply {
+        Reply::Echo => respond(stream, 200, &[], JSON, &success(endpoint, request, serial)),
+        Reply::Status {
+            code,
+            headers,
+            body,
+        } => respond(stream, code, &headers, JSON, &body),
+        Reply::Hang(duration) => {
+            sleep_unless_stopped(duration, shared);
+            Ok(())
+        }
+        Reply::Garbage => respond(
+            stream,
+            200,
+            &[],
+            JSON,
+            "I'm sorry, I can't help with that right now. Please try again later.",
+        ),
+        Reply::Prose => respond(stream, 200, &[], JSON, &prose(endpoint, request, serial)),
+        Reply::Truncated => {
+            let full = success(endpoint, request, serial);
+            let mut cut = full.len() / 2;
+            while !full.is_char_boundary(cut) {
+                cut -= 1;
+            }
+            respond(stream, 200, &[], JSON, &full[..cut])
+        }
+        Reply::Drop => Ok(()),
+        Reply::Raw(body) => respond(stream, 200, &[], JSON, &body),
+    }
+}
+
+fn sleep_unless_stopped(duration: Duration, shared: &Shared) {
+    let end = Instant::now() + duration;
+    while !shared.stopping.load(Ordering::SeqCst) {
+        let now = Instant::now();
+        if now >= end {
+            return;
+        }
+        thread::sleep((end - now).min(POLL * 4));
+    }
+}
+
+fn respond(
+    mut stream: &TcpStream,
+    code: u16,
+    headers: &[(String, String)],
+    content_type: &str,
+    body: &str,
+) -> io::Result<()> {
+    let reason = match code {
+        200 => "OK",
+        400 => "Bad Request",
+        401 => "Unauthorized",
+        403 => "Forbidden",
+        404 => "Not Found",
+        429 => "Too Many Requests",
+        500 => "Internal Server Error",
+        502 => "Bad Gateway",
+        503 => "Service Unavailable",
+        529 => "Overloaded",
+        _ => "Status",
+    };
+    let mut head = format!(
+        "HTTP/1.1 {code} {reason}\r\nContent-Type: {content_type}\r\nContent-Length: {}\r\nConnection: close\r\n",
+        body.len()
+    );
+    for (name, value) in headers {
+        head.push_str(&format!("{name}: {value}\r\n"));
+    }
+    head.push_str("\r\n");
+    stream.write_all(head.as_bytes())?;
+    stream.write_all(body.as_bytes())?;
+    stream.flush()?;
+    stream.shutdown(std::net::Shutdown::Write)
+}
+
+fn read_request(stream: &TcpStream) -> io::Result<Recorded> {
+    let mut reader = BufReader::new(stream);
+    let mut head_bytes = 0;
+    let mut line = String::new();
+    let mut read_line = |reader: &mut BufReader<&TcpStream>, line: &mut String| {
+        line.clear();
+        let n = reader.read_line(line)?;
+        head_bytes += n;
+        if n == 0 || head_bytes > MAX_HEAD_BYTES {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidData,
+                "bad request head",
+            ));
+        }
+        Ok(line.trim_end_matches(['\r', '\n']).to_owned())
+    };
+    let request_line = read_line(&mut reader, &mut line)?;
+    let mut parts = request_line.split_whitespace();
+    let (Some(method), Some(path)) = (parts.next(), parts.next()) else {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidData,
+            "bad request line",
+        ));
+    };
+    let (method, path) = (method.to_owned(), path.to_owned());
+    let mut headers = Vec::new();
+    loop {
+        let header = read_line(&mut reader, &mut line)?;
+        if header.is_empty() {
+            break;
+        }
+        if let Some((name, value)) = header.split_once(':') {
+            headers.push((name.trim().to_ascii_lowercase(), value.trim().to_owned()));
+        }
+    }
+    let find = |name: &str| {
+        headers
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, v)| v.clone())
+    };
+    let body = if find("transfer-encoding").is_some_and(|v| v.eq_ignore_ascii_case("chunked")) {
+        read_chunked(&mut reader)?
+    } else {
+        let length = find("content-length")
+            .and_then(|v| v.parse::<usize>().ok())
+            .unwrap_or(0);
+        let mut body = vec![0; length];
+        reader.read_exact(&mut body)?;
+        body
+    };
+    Ok(Recorded {
+        method,
+        path,
+        headers,
+        body: String::from_utf8_lossy(&body).into_owned(),
+    })
+}
+
+fn read_chunked(reader: &mut impl BufRead) -> io::Result<Vec<u8>> {
+    let mut body = Vec::new();
+    loop {
+        let mut size_line = String::new();
+        reader.read_line(&mut size_line)?;
+        let size_hex = size_line.trim().split(';').next().unwrap_or("");
+        let size = usize::from_str_radix(size_hex, 16)
+            .map_err(|_| io::Error::new(io::ErrorKind::InvalidData, "bad chunk size"))?;
+        if size == 0 {
+            let mut trailer = String::new();
+            while reader.read_line(&mut trailer)? > 2 {
+                trailer.clear();
+            }
+            return Ok(body);
+        }
+        let start = body.len();
+        body.resize(start + size, 0);
+        reader.read_exact(&mut body[start..])?;
+        let mut crlf = [0; 2];
+        reader.read_exact(&mut crlf)?;
+    }
+}
+
+fn messages(body: &Value) -> impl Iterator<Item = &Value> {
+    body["messages"].as_array().into_iter().flatten()
+}
+
+/// Strings anywhere under `value`; a string that is itself JSON is searched too, so a
+/// transcript wrapped in a JSON document still yields its lines.
+fn collect_text(value: &Value, out: &mut Vec<String>) {
+    match value {
+        Value::String(s) => {
+            out.push(s.clone());
+            if let Ok(inner @ (Value::Object(_) | Value::Array(_))) = serde_json::from_str(s) {
+                collect_text(&inner, out);
+            }
+        }
+        Value::Array(items) => items.iter().for_each(|v| collect_text(v, out)),
+        // Block tags (`"type": "text"`) are structure, not text.
+        Value::Object(map) => map
+            .iter()
+            .filter(|(key, _)| key.as_str() != "type")
+            .for_each(|(_, v)| collect_text(v, out)),
+        _ => {}
+    }
+}
+
+/// The facts a transcript asks the mock to "extract", in order, duplicates dropped.
+pub fn remembered(text: &str) -> Vec<Value> {
+    let mut facts: Vec<Value> = Vec::new();
+    for fact in text.lines().filter_map(parse_remember) {
+        if !facts.contains(&fact) {
+            facts.push(fact);
+        }
+    }
+    facts
+}
+
+fn parse_remember(line: &str) -> Option<Value> {
+    let line = line.trim_start_matches(|c: char| c.is_whitespace() || matches!(c, '>' | '-' | '*'));
+    let rest = line.strip_prefix("remember:")?;
+    let mut fields = rest.splitn(3, '|');
+    let category = fields.next()?.trim();
+    let scope = fields.next()?.trim();
+    let rest = fields.next()?;
+    if category.is_empty() || !matches!(scope, "global" | "vault") {
+        return None;
+    }
+    // Split from the right so a `|` inside the fact text (a shell pipe) survives.
+    let (text, replaces) = match rest.rsplit_once("| replaces:") {
+        Some((text, old)) => (text.trim(), Some(old.trim())),
+        None => (rest.trim(), None),
+    };
+    if text.is_empty() {
+        return None;
+    }
+    let mut fact = json!({"category": category, "text": text, "scope": scope});
+    if let Some(old) = replaces {
+        fact["replaces"] = json!(old);
+    }
+    Some(fact)
+}
+
+fn request_facts(request: &Value) -> Value {
+    let mut text = Vec::new();
+    for message in messages(request) {
+        if message["role"] == "user" {
+            collect_text(&message["content"], &mut text);
+        }
+    }
+    json!({"facts": remembered(&text.join("\n"))})
+}
+
+fn model(request: &Value) -> &str {
+    request["model"].as_str().unwrap_or("mock-model")
+}
+
+fn tool_name(request: &Value) -> Option<&str> {
+    request["tool_choice"]["name"]
+        .as_str()
+        .or_else(|| request["tool_choice"]["function"]["name"].as_str())
+        .or_else(|| request["tools"][0]["name"].as_str())
+        .or_else(|| request["tools"][0]["function"]["name"].as_str())
+}
+
+fn success(endpoint: Endpoint, request: &Value, serial: u64) -> String {
+    let facts = request_facts(request);
+    match endpoint {
+        Endpoint::Anthropic => json!({
+            "id": format!("msg_mock_{serial}"),
+            "type": "message",
+            "role": "assistant",
+            "model": model(request),
+            "content": [{
+                "type": "tool_use",
+                "id": format!("toolu_mock_{serial}"),
+                "name": tool_name(request).unwrap_or(DEFAULT_TOOL),
+                "input": facts,
+            }],
+            "stop_reason": "tool_use",
+            "stop_sequence": null,
+            "usage": {"input_tokens": ECHO_INPUT_TOKENS, "output_tokens": ECHO_OUTPUT_TOKENS},
+        })
+        .to_string(),
+        // A request that offers tools without a response format wants a tool call back.
+        Endpoint::OpenAi if request["response_format"].is_null() && !request["tools"].is_null() => {
+            let message = json!({
+                "role": "assistant",
+                "content": null,
+                "tool_calls": [{
+                    "id": format!("call_mock_{serial}"),
+                    "type": "function",
+                    "function": {
+                        "name": tool_name(request).unwrap_or(DEFAULT_TOOL),
+                        "arguments": facts.to_string(),
+                    },
+                }],
+            });
+            openai_envelope(request, serial, &message, "tool_calls")
+        }
+        Endpoint::OpenAi => {
+            let message =
+                json!({"role": "assistant", "content": facts.to_string(), "refusal": null});
+            openai_envelope(request, serial, &message, "stop")
+        }
+    }
+}
+
+fn prose(endpoint: Endpoint, request: &Value, serial: u64) -> String {
+    const TEXT: &str = "I read the conversation but there is nothing worth remembering in it.";
+    match endpoint {
+        Endpoint::Anthropic => json!({
+            "id": format!("msg_mock_{serial}"),
+            "type": "message",
+            "role": "assistant",
+            "model": model(request),
+            "content": [{"type": "text", "text": TEXT}],
+            "stop_reason": "end_turn",
+            "stop_sequence": null,
+            "usage": {"input_tokens": ECHO_INPUT_TOKENS, "output_tokens": ECHO_OUTPUT_TOKENS},
+        })
+        .to_string(),
+        Endpoint::OpenAi => {
+            let message = json!({"role": "assistant", "content": TEXT, "refusal": null});
+            openai_envelope(request, serial, &message, "stop")
+        }
+    }
+}
+
+fn openai_envelope(request: &Value, serial: u64, message: &Value, finish: &str) -> String {
+    json!({
+        "id": format!("chatcmpl-mock-{serial}"),
+        "object": "chat.completion",
+        "created": 1_750_000_000,
+        "model": model(request),
+        "choices": [{"index": 0, "message": message, "finish_reason": finish, "logprobs": null}],
+        "usage": {
+            "prompt_tokens": ECHO_INPUT_TOKENS,
+            "completion_tokens": ECHO_OUTPUT_TOKENS,
+            "total_tokens": ECHO_INPUT_TOKENS + ECHO_OUTPUT_TOKENS,
+        },
+    })
+    .to_string()
+}
+
+/// A `chat.completion` body whose assistant message content is exactly `content`, for
+/// [`Reply::Raw`] answers such as JSON wrapped in a code fence.
+pub fn openai_completion(content: &str) -> String {
+    let message = json!({"role": "assistant", "content": content, "refusal": null});
+    openai_envelope(&json!({"model": "mock-model"}), 0, &message, "stop")
+}
+
+fn anthropic_error(kind: &str, message: &str) -> String {
+    json!({"type": "error", "error": {"type": kind, "message": message}}).to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Sends one HTTP/1.1 request and returns (status, headers, body); an empty status
+    /// line means the server closed without answering.
+    fn send(mock: &Mock, path: &str, body: &str) -> (String, String, String) {
+        let mut stream = TcpStream::connect(mock.addr).expect("connect to mock");
+        stream
+            .set_read_timeout(Some(Duration::from_secs(5)))
+            .expect("set timeout");
+        let request = format!(
+            "POST {path} HTTP/1.1\r\nHost: {}\r\nX-Api-Key: test-key\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
+            mock.addr,
+            body.len()
+        );
+        stream.write_all(request.as_bytes()).expect("send request");
+        let mut raw = String::new();
+        let _ = stream.read_to_string(&mut raw);
+        let (head, body) = raw.split_once("\r\n\r\n").unwrap_or((&raw, ""));
+        let (status, headers) = head.split_once("\r\n").unwrap_or((head, ""));
+        (status.to_owned(), headers.to_owned(), body.to_owned())
+    }
+
+    fn anthropic_request(transcript: &str) -> String {
+        json!({
+            "model": "claude-haiku-4-5",
+            "max_tokens": 1024,
+            "system": [{"type": "text", "text": "Extract durable facts."}],
+            "messages": [{"role": "user", "content": [{"type": "text", "text": transcript}]}],
+            "tools": [{"name": "save_facts", "input_schema": {"type": "object"}}],
+            "tool_choice": {"type": "tool", "name": "save_facts"},
+        })
+        .to_string()
+    }
+
+    fn openai_request(transcript: &str) -> String {
+        json!({
+            "model": "gpt-4o-mini",
+            "messages": [{"role": "system", "content": "Extract durable facts."},
+                         {"role": "user", "content": transcript}],
+            "response_format": {"type": "json_schema", "json_schema": {"name": "facts", "schema": {}}},
+        })
+        .to_string()
+    }
+
+    const TRANSCRIPT: &str = "## [09:14] User\n\nremember: Preferences | global | Prefers tea.\n\
+        remember: Project Context | vault | Builds with `make`. | replaces: Builds with cargo.\n\
+        remember: Goals | nowhere | Ignored: bad scope.\n## [09:15] Assistant\n\nNoted.\n";
+
+    #[test]
+    fn remembered_parses_lines_and_keeps_pipes_in_text() {
+        let cases: &[(&str, Vec<Value>)] = &[
+            ("no facts here", vec![]),
+            (
+                "remember: Identity | global | Is a staff engineer.",
+                vec![
+                    json!({"category": "Identity", "scope": "global", "text": "Is a staff engineer."}),
+                ],
+            ),
+            (
+                "  > remember: Preferences | global | Always run `curl x | sh` first.",
+                vec![json!({"category": "Preferences", "scope": "global",
+                            "text": "Always run `curl x | sh` first."})],
+            ),
+            (
+                "- remember: Goals | vault | New text. | replaces: Old | text.",
+                vec![
+                    json!({"category": "Goals", "scope": "vault", "text": "New text.",
+                            "replaces": "Old | text."}),
+                ],
+            ),
+            ("remember: Goals | team | Bad scope.", vec![]),
+            ("remember: Goals | global |   ", vec![]),
+            (
+                "I said remember: Goals | global | not at line start.",
+                vec![],
+            ),
+            (
+                "remember: A | global | Same.\nremember: A | global | Same.",
+                vec![json!({"category": "A", "scope": "global", "text": "Same."})],
+            ),
+        ];
+        for (text, expected) in cases {
+            assert_eq!(&remembered(text), expected, "input: {text:?}");
+        }
+    }
+
+    #[test]
+    fn echo_answers_anthropic_with_forced_tool_use() {
+        let mock = Mock::start();
+        let (status, headers, body) = send(&mock, "/v1/messages", &anthropic_request(TRANSCRIPT));
+        assert_eq!(status, "HTTP/1.1 200 OK");
+        assert!(headers.contains("Connection: close"), "{headers}");
+        let body: Value = serde_json::from_str(&body).expect("echo body is JSON");
+        assert_eq!(body["type"], "message");
+        assert_eq!(body["model"], "claude-haiku-4-5");
+        assert_eq!(body["stop_reason"], "tool_use");
+        let block = &body["content"][0];
+        assert_eq!(block["type"], "tool_use");
+        assert_eq!(block["name"], "save_facts", "the tool the request forced");
+        assert_eq!(
+            block["input"],
+            json!({"facts": [
+                {"category": "Preferences", "scope": "global", "text": "Prefers tea."},
+                {"category": "Project Context", "scope": "vault", "text": "Builds with `make`.",
+                 "replaces": "Builds with cargo."},
+            ]})
+        );
+        assert_eq!(body["usage"]["input_tokens"], ECHO_INPUT_TOKENS);
+        assert_eq!(body["usage"]["output_tokens"], ECHO_OUTPUT_TOKENS);
+
+        let requests = mock.requests();
+        assert_eq!(requests.len(), 1);
+        assert_eq!(requests[0].method, "POST");
+        assert_eq!(requests[0].path, "/v1/messages");
+        assert_eq!(requests[0].header("x-api-key"), Some("test-key"));
+        assert_eq!(requests[0].system_prompt(), "Extract durable facts.");
+        assert!(requests[0].user_text().contains("Prefers tea."));
+    }
+
+    #[test]
+    fn echo_answers_openai_with_content_or_tool_call() {
+        let mock = Mock::start();
+        let (status, _, body) = send(&mock, "/v1/chat/completions", &openai_request(TRANSCRIPT));
+        assert_eq!(status, "HTTP/1.1 200 OK");
+        let body: Value = serde_json::from_str(&body).expect("echo body is JSON");
+        assert_eq!(body["object"], "chat.completion");
+        assert_eq!(body["usage"]["prompt_tokens"], ECHO_INPUT_TOKENS);
+        let content: Value = serde_json::from_str(
+            body["choices"][0]["message"]["content"]
+                .as_str()
+                .expect("content is a string"),
+        )
+        .expect("content is JSON");
+        assert_eq!(content["facts"].as_array().map(Vec::len), Some(2));
+        assert_eq!(content["facts"][0]["text"], "Prefers tea.");
+
+        let tools = json!({
+            "model": "gpt-4o-mini",
+            "messages": [{"role": "user", "content": TRANSCRIPT}],
+            "tools": [{"type": "function", "function": {"name": "record_facts", "parameters": {}}}],
+        });
+        let (_, _, body) = send(&mock, "/v1/chat/completions", &tools.to_string());
+        let body: Value = serde_json::from_str(&body).expect("echo body is JSON");
+        let call = &body["choices"][0]["message"]["tool_calls"][0]["function"];
+        assert_eq!(call["name"], "record_facts");
+        let arguments: Value =
+            serde_json::from_str(call["arguments"].as_str().expect("arguments string"))
+                .expect("JSON");
+        assert_eq!(arguments["facts"][1]["replaces"], "Builds with cargo.");
+        assert_eq!(mock.count(), 2);
+    }
+
+    #[test]
+    fn finds_lines_in_a_transcript_wrapped_in_json() {
+        let wrapped = json!({"transcript": TRANSCRIPT}).to_string();
+        let mock = Mock::start();
+        let (_, _, body) = send(&mock, "/v1/messages", &anthropic_request(&wrapped));
+        let body: Value = serde_json::from_str(&body).expect("JSON");
+        assert_eq!(
+            body["content"][0]["input"]["facts"][0]["text"],
+            "Prefers tea."
+        );
+    }
+
+    #[test]
+    fn scripted_replies_come_first_then_the_default() {
+        let mock = Mock::start();
+        mock.push(Reply::rate_limited(1));
+        mock.push(Reply::overloaded());
+        mock.push(Reply::Raw("{\"raw\":true}".into()));
+        let request = anthropic_request(TRANSCRIPT);
+
+        let (status, headers, body) = send(&mock, "/v1/messages", &request);
+        assert_eq!(status, "HTTP/1.1 429 Too Many Requests");
+        assert!(headers.contains("Retry-After: 1"), "{headers}");
+        assert!(body.contains("rate_limit_error"));
+        let (status, _, body) = send(&mock, "/v1/messages", &request);
+        assert_eq!(status, "HTTP/1.1 529 Overloaded");
+        assert!(body.contains("overloaded_error"));
+        let (status, _, body) = send(&mock, "/v1/messages", &request);
+        assert_eq!(
+            (status.as_str(), body.as_str()),
+            ("HTTP/1.1 200 OK", "{\"raw\":true}")
+        );
+        let (_, _, body) = send(&mock, "/v1/messages", &request);
+        assert!(body.contains("tool_use"), "queue drained: back to echo");
+
+        mock.set_default(Reply::unauthorized());
+        let (status, _, body) = send(&mock, "/v1/messages", &request);
+        assert_eq!(status, "HTTP/1.1 401 Unauthorized");
+        assert!(body.contains("authentication_error"));
+        mock.set_default(Reply::server_error());
+        let (status, _, _) = send(&mock, "/v1/messages", &request);
+        assert_eq!(status, "HTTP/1.1 500 Internal Server Error");
+        mock.set_default(Reply::openai_bad_request("bad model"));
+        let (status, _, body) = send(&mock, "/v1/chat/completions", &openai_request(TRANSCRIPT));
+        assert_eq!(status, "HTTP/1.1 400 Bad Request");
+        let body: Value = serde_json::from_str(&body).expect("JSON");
+        assert_eq!(body["error"]["message"], "bad model");
+        assert_eq!(mock.count(), 7);
+    }
+
+    #[test]
+    fn malformed_replies_are_what_they_say() {
+        let mock = Mock::start();
+        let request = anthropic_request(TRANSCRIPT);
+
+        mock.push(Reply::Garbage);
+        let (status, _, body) = send(&mock, "/v1/messages", &request);
+        assert_eq!(status, "HTTP/1.1 200 OK");
+        assert!(serde_json::from_str::<Value>(&body).is_err(), "{body}");
+
+        mock.push(Reply::Truncated);
+        let (status, headers, body) = send(&mock, "/v1/messages", &request);
+        assert_eq!(status, "HTTP/1.1 200 OK");
+        assert!(
+            headers.contains(&format!("Content-Length: {}", body.len())),
+            "framing intact"
+        );
+        assert!(body.starts_with('{'), "{body}");
+        assert!(serde_json::from_str::<Value>(&body).is_err(), "{body}");
+
+        mock.push(Reply::Prose);
+        let (_, _, body) = send(&mock, "/v1/messages", &request);
+        let body: Value = serde_json::from_str(&body).expect("envelope is JSON");
+        assert_eq!(body["content"][0]["type"], "text");
+
+        mock.push(Reply::Drop);
+        let (status, _, _) = send(&mock, "/v1/messages", &request);
+        assert_eq!(status, "", "closed without an answer");
+
+        let fenced = openai_completion("Sure:\n```json\n{\"facts\": []}\n```");
+        let fenced: Value = serde_json::from_str(&fenced).expect("JSON");
+        assert!(
+            fenced["choices"][0]["message"]["content"]
+                .as_str()
+                .is_some_and(|c| c.starts_with("Sure:\n```json"))
+        );
+        assert_eq!(mock.count(), 4);
+    }
+
+    #[test]
+    fn hang_and_latency_delay_the_answer() {
+        let mock = Mock::start();
+        mock.push(Reply::Hang(Duration::from_millis(300)));
+        let started = Instant::now();
+        let (status, _, _) = send(&mock, "/v1/messages", &anthropic_request(TRANSCRIPT));
+        assert_eq!(status, "");
+        assert!(started.elapsed() >= Duration::from_millis(300));
+
+        mock.set_latency(Duration::from_millis(200));
+        let started = Instant::now();
+        let (status, _, _) = send(&mock, "/v1/messages", &anthropic_request(TRANSCRIPT));
+        assert_eq!(status, "HTTP/1.1 200 OK");
+        assert!(started.elapsed() >= Duration::from_millis(200));
+    }
+
+    #[test]
+    fn unknown_paths_are_404_and_do_not_consume_the_script() {
+        let mock = Mock::start();
+        mock.push(Reply::overloaded());
+        let (status, _, _) = send(&mock, "/v1/complete", "{}");
+        assert_eq!(status, "HTTP/1.1 404 Not Found");
+        let (status, _, _) = send(&mock, "/v1/messages", &anthropic_request(TRANSCRIPT));
+        assert_eq!(status, "HTTP/1.1 529 Overloaded");
+        let paths: Vec<String> = mock.requests().into_iter().map(|r| r.path).collect();
+        assert_eq!(paths, ["/v1/complete", "/v1/messages"]);
+    }
+
+    #[test]
+    fn reads_a_chunked_body() {
+        let mock = Mock::start();
+        let body = anthropic_request(TRANSCRIPT);
+        let (first, second) = body.split_at(body.len() / 2);
+        let mut stream = TcpStream::connect(mock.addr).expect("connect");
+        stream
+            .set_read_timeout(Some(Duration::from_secs(5)))
+            .expect("timeout");
+        let request = format!(
+            "POST /v1/messages HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n{:x}\r\n{first}\r\n{:x}\r\n{second}\r\n0\r\n\r\n",
+            first.len(),
+            second.len()
+        );
+        stream.write_all(request.as_bytes()).expect("send");
+        let mut raw = String::new();
+        let _ = stream.read_to_string(&mut raw);
+        assert!(raw.starts_with("HTTP/1.1 200 OK"), "{raw}");
+        assert_eq!(mock.requests()[0].body, body);
+    }
+
+    #[test]
+    fn a_silent_client_does_not_stop_the_mock_from_serving_or_stopping() {
+        let mock = Mock::start();
+        let _idle = TcpStream::connect(mock.addr).expect("connect an idle client");
+        mock.push(Reply::Hang(Duration::from_secs(60)));
+        let mut hung = TcpStream::connect(mock.addr).expect("connect");
+        let request = anthropic_request(TRANSCRIPT);
+        let head = format!(
+            "POST /v1/messages HTTP/1.1\r\nContent-Length: {}\r\n\r\n",
+            request.len()
+        );
+        hung.write_all(head.as_bytes()).expect("send head");
+        hung.write_all(request.as_bytes()).expect("send body");
+        let deadline = Instant::now() + Duration::from_secs(5);
+        while mock.count() == 0 && Instant::now() < deadline {
+            thread::sleep(POLL);
+        }
+        let (status, _, _) = send(&mock, "/v1/messages", &request);
+        assert_eq!(status, "HTTP/1.1 200 OK");
+        let started = Instant::now();
+        drop(mock);
+        assert!(
+            started.elapsed() < Duration::from_secs(2),
+            "drop returns promptly"
+        );
+    }
+}
