@@ -76,7 +76,11 @@ pub struct MemoryConfig {
 
 impl Default for MemoryConfig {
     fn default() -> Self {
-        Self { path: String::new(), max_bytes: 51_200, review: false }
+        Self {
+            path: String::new(),
+            max_bytes: 51_200,
+            review: false,
+        }
     }
 }
 
@@ -89,7 +93,10 @@ pub struct InsightsConfig {
 
 impl Default for InsightsConfig {
     fn default() -> Self {
-        Self { enabled: true, max_bytes: 8192 }
+        Self {
+            enabled: true,
+            max_bytes: 8192,
+        }
     }
 }
 
@@ -102,7 +109,10 @@ pub struct ScheduleConfig {
 
 impl Default for ScheduleConfig {
     fn default() -> Self {
-        Self { cron: "0 3 * * *".into(), catch_up_hours: 24 }
+        Self {
+            cron: "0 3 * * *".into(),
+            catch_up_hours: 24,
+        }
     }
 }
 
@@ -110,9 +120,17 @@ impl Default for ScheduleConfig {
 #[derive(Debug, thiserror::Error)]
 pub enum ConfigError {
     #[error("could not read config file {path}: {source}")]
-    Read { path: PathBuf, source: std::io::Error },
+    Read {
+        path: PathBuf,
+        source: std::io::Error,
+    },
     #[error("{path}:{line}:{column}: {message}")]
-    Parse { path: PathBuf, line: usize, column: usize, message: String },
+    Parse {
+        path: PathBuf,
+        line: usize,
+        column: usize,
+        message: String,
+    },
     #[error("{0}")]
     Invalid(String),
 }
@@ -139,7 +157,10 @@ impl Config {
             Err(e) if e.kind() == std::io::ErrorKind::NotFound && !paths.config_explicit => {
                 Ok(Self::default())
             }
-            Err(source) => Err(ConfigError::Read { path: paths.config_file.clone(), source }),
+            Err(source) => Err(ConfigError::Read {
+                path: paths.config_file.clone(),
+                source,
+            }),
         }
     }
 }
@@ -196,9 +217,13 @@ impl Resolved {
             None if !config.vaults_dir.is_empty() => Some(expand(env, &config.vaults_dir)?),
             None => None,
         };
-        let vaults = config.vaults.iter().map(|v| expand(env, v)).collect::<Result<_, _>>()?;
-        let memory_file = paths::memory_file(env, &config.memory.path)
-            .map_err(|e| invalid(format!("{e:#}")))?;
+        let vaults = config
+            .vaults
+            .iter()
+            .map(|v| expand(env, v))
+            .collect::<Result<_, _>>()?;
+        let memory_file =
+            paths::memory_file(env, &config.memory.path).map_err(|e| invalid(format!("{e:#}")))?;
 
         let (provider_name, source) = match env.var("MEMLOOP_PROVIDER") {
             Some(p) => (p.to_owned(), "MEMLOOP_PROVIDER"),
@@ -213,7 +238,11 @@ impl Resolved {
             other => {
                 return Err(invalid(format!(
                     "unknown provider `{other}` (from {}): expected auto, anthropic, openai, claude-cli or builtin",
-                    if source == "MEMLOOP_PROVIDER" { source } else { &file }
+                    if source == "MEMLOOP_PROVIDER" {
+                        source
+                    } else {
+                        &file
+                    }
                 )));
             }
         };
@@ -231,10 +260,12 @@ impl Resolved {
             ProviderKind::ClaudeCli | ProviderKind::Builtin => None,
         };
         let base_url = match kind {
-            ProviderKind::Anthropic => {
-                env.var("ANTHROPIC_BASE_URL").unwrap_or("https://api.anthropic.com")
-            }
-            ProviderKind::OpenAi => env.var("OPENAI_BASE_URL").unwrap_or("https://api.openai.com/v1"),
+            ProviderKind::Anthropic => env
+                .var("ANTHROPIC_BASE_URL")
+                .unwrap_or("https://api.anthropic.com"),
+            ProviderKind::OpenAi => env
+                .var("OPENAI_BASE_URL")
+                .unwrap_or("https://api.openai.com/v1"),
             ProviderKind::ClaudeCli | ProviderKind::Builtin => "",
         }
         .trim_end_matches('/')
@@ -247,13 +278,19 @@ impl Resolved {
 
         let llm = &config.llm;
         if llm.concurrency == 0 {
-            return Err(invalid(format!("{file}: llm.concurrency must be at least 1")));
+            return Err(invalid(format!(
+                "{file}: llm.concurrency must be at least 1"
+            )));
         }
         if llm.max_input_tokens < 500 {
-            return Err(invalid(format!("{file}: llm.max_input_tokens must be at least 500")));
+            return Err(invalid(format!(
+                "{file}: llm.max_input_tokens must be at least 500"
+            )));
         }
         if llm.timeout_secs == 0 {
-            return Err(invalid(format!("{file}: llm.timeout_secs must be at least 1")));
+            return Err(invalid(format!(
+                "{file}: llm.timeout_secs must be at least 1"
+            )));
         }
         let settings = Settings {
             kind,
@@ -277,16 +314,23 @@ impl Resolved {
 }
 
 fn expand(env: &Env, path: &str) -> Result<PathBuf, ConfigError> {
-    env.expand(path).map_err(|e| ConfigError::Invalid(format!("{e:#}")))
+    env.expand(path)
+        .map_err(|e| ConfigError::Invalid(format!("{e:#}")))
 }
 
 fn auto_provider(env: &Env) -> (ProviderKind, ProviderReason) {
     if env.var("ANTHROPIC_API_KEY").is_some() {
-        (ProviderKind::Anthropic, ProviderReason::Auto("ANTHROPIC_API_KEY"))
+        (
+            ProviderKind::Anthropic,
+            ProviderReason::Auto("ANTHROPIC_API_KEY"),
+        )
     } else if env.var("OPENAI_API_KEY").is_some() {
         (ProviderKind::OpenAi, ProviderReason::Auto("OPENAI_API_KEY"))
     } else if env.var("OPENAI_BASE_URL").is_some() {
-        (ProviderKind::OpenAi, ProviderReason::Auto("OPENAI_BASE_URL"))
+        (
+            ProviderKind::OpenAi,
+            ProviderReason::Auto("OPENAI_BASE_URL"),
+        )
     } else {
         (ProviderKind::Builtin, ProviderReason::Fallback)
     }
@@ -357,7 +401,9 @@ mod tests {
 
     #[test]
     fn unknown_key_names_file_line_and_key() {
-        let err = parse("settle_minutes = 3\n[llm]\nmodle = \"x\"\n").unwrap_err().to_string();
+        let err = parse("settle_minutes = 3\n[llm]\nmodle = \"x\"\n")
+            .unwrap_err()
+            .to_string();
         assert!(err.starts_with("/c/config.toml:3:"), "{err}");
         assert!(err.contains("unknown key `modle`"), "{err}");
     }
@@ -376,12 +422,25 @@ mod tests {
             (&[], ProviderKind::Builtin),
             (&[("ANTHROPIC_API_KEY", "k")], ProviderKind::Anthropic),
             (&[("OPENAI_API_KEY", "k")], ProviderKind::OpenAi),
-            (&[("OPENAI_BASE_URL", "http://localhost:11434/v1")], ProviderKind::OpenAi),
-            (&[("ANTHROPIC_API_KEY", "k"), ("OPENAI_API_KEY", "k")], ProviderKind::Anthropic),
-            (&[("ANTHROPIC_API_KEY", "k"), ("MEMLOOP_PROVIDER", "builtin")], ProviderKind::Builtin),
+            (
+                &[("OPENAI_BASE_URL", "http://localhost:11434/v1")],
+                ProviderKind::OpenAi,
+            ),
+            (
+                &[("ANTHROPIC_API_KEY", "k"), ("OPENAI_API_KEY", "k")],
+                ProviderKind::Anthropic,
+            ),
+            (
+                &[("ANTHROPIC_API_KEY", "k"), ("MEMLOOP_PROVIDER", "builtin")],
+                ProviderKind::Builtin,
+            ),
         ];
         for (env, want) in cases {
-            assert_eq!(resolve(Config::default(), env).unwrap().llm.kind, *want, "{env:?}");
+            assert_eq!(
+                resolve(Config::default(), env).unwrap().llm.kind,
+                *want,
+                "{env:?}"
+            );
         }
         let r = resolve(Config::default(), &[]).unwrap();
         assert_eq!(r.provider_reason, ProviderReason::Fallback);

@@ -42,8 +42,14 @@ pub fn diff(current: Option<&str>, rendered: Option<&str>, previous: Option<&str
     };
     let (now_keys, before_keys) = (keys(&now), keys(&before));
     Edits {
-        removed: before.into_iter().filter(|b| !now_keys.contains(&normalize(&b.text))).collect(),
-        added: now.into_iter().filter(|b| !before_keys.contains(&normalize(&b.text))).collect(),
+        removed: before
+            .into_iter()
+            .filter(|b| !now_keys.contains(&normalize(&b.text)))
+            .collect(),
+        added: now
+            .into_iter()
+            .filter(|b| !before_keys.contains(&normalize(&b.text)))
+            .collect(),
     }
 }
 
@@ -75,7 +81,11 @@ mod tests {
 
     #[test]
     fn reformatting_alone_is_not_an_edit() {
-        let e = diff(Some("# Memory\n\n## Preferences\n\n* prefers tea\n* Uses  vim\n"), Some(WRITTEN), None);
+        let e = diff(
+            Some("# Memory\n\n## Preferences\n\n* prefers tea\n* Uses  vim\n"),
+            Some(WRITTEN),
+            None,
+        );
         assert!(e.is_empty(), "{e:?}");
     }
 

@@ -212,19 +212,26 @@ impl Ledger {
 
     /// Whether no transcript has ever been recorded.
     pub fn is_empty(&self) -> Result<bool> {
-        let n: i64 = self.conn.query_row("SELECT COUNT(*) FROM transcripts", [], |r| r.get(0))?;
+        let n: i64 = self
+            .conn
+            .query_row("SELECT COUNT(*) FROM transcripts", [], |r| r.get(0))?;
         Ok(n == 0)
     }
 
     /// How many transcripts are recorded.
     pub fn transcript_count(&self) -> Result<i64> {
-        Ok(self.conn.query_row("SELECT COUNT(*) FROM transcripts", [], |r| r.get(0))?)
+        Ok(self
+            .conn
+            .query_row("SELECT COUNT(*) FROM transcripts", [], |r| r.get(0))?)
     }
 
     /// Every fact with the given statuses, ordered by id.
     pub fn facts(&self, statuses: &[Status]) -> Result<Vec<Fact>> {
         let all = self.query_facts("1 = 1", [])?;
-        Ok(all.into_iter().filter(|f| statuses.contains(&f.status)).collect())
+        Ok(all
+            .into_iter()
+            .filter(|f| statuses.contains(&f.status))
+            .collect())
     }
 
     /// The facts a render chooses from: the active ones and those the size cap archived
@@ -310,7 +317,12 @@ impl Ledger {
         let mut stmt = self.conn.prepare_cached(
             "SELECT transcript, date FROM fact_sources WHERE fact_id = ?1 ORDER BY date, transcript",
         )?;
-        let rows = stmt.query_map([id], |r| Ok(Source { transcript: r.get(0)?, date: r.get(1)? }))?;
+        let rows = stmt.query_map([id], |r| {
+            Ok(Source {
+                transcript: r.get(0)?,
+                date: r.get(1)?,
+            })
+        })?;
         Ok(rows.collect::<Result<_, _>>()?)
     }
 
@@ -327,7 +339,11 @@ impl Ledger {
     pub fn archived_reason(&self, id: i64) -> Result<Option<String>> {
         Ok(self
             .conn
-            .query_row("SELECT archived_reason FROM facts WHERE id = ?1", [id], |r| r.get(0))
+            .query_row(
+                "SELECT archived_reason FROM facts WHERE id = ?1",
+                [id],
+                |r| r.get(0),
+            )
             .optional()?
             .flatten())
     }
@@ -346,9 +362,11 @@ impl Ledger {
     pub fn rendered(&self, target: &str) -> Result<(Option<String>, Option<String>)> {
         Ok(self
             .conn
-            .query_row("SELECT content, previous FROM rendered WHERE target = ?1", [target], |r| {
-                Ok((r.get(0)?, r.get(1)?))
-            })
+            .query_row(
+                "SELECT content, previous FROM rendered WHERE target = ?1",
+                [target],
+                |r| Ok((r.get(0)?, r.get(1)?)),
+            )
             .optional()?
             .unwrap_or((None, None)))
     }
@@ -378,9 +396,11 @@ impl Ledger {
     pub fn last_run(&self) -> Result<Option<(String, String)>> {
         Ok(self
             .conn
-            .query_row("SELECT finished_at, report FROM runs ORDER BY id DESC LIMIT 1", [], |r| {
-                Ok((r.get(0)?, r.get(1)?))
-            })
+            .query_row(
+                "SELECT finished_at, report FROM runs ORDER BY id DESC LIMIT 1",
+                [],
+                |r| Ok((r.get(0)?, r.get(1)?)),
+            )
             .optional()?)
     }
 
@@ -389,16 +409,21 @@ impl Ledger {
     pub fn import_legacy(&self, state_file: &Path) -> Result<usize> {
         let done: Option<String> = self
             .conn
-            .query_row("SELECT value FROM meta WHERE key = 'legacy_import'", [], |r| r.get(0))
+            .query_row(
+                "SELECT value FROM meta WHERE key = 'legacy_import'",
+                [],
+                |r| r.get(0),
+            )
             .optional()?;
         if done.is_some() || !self.is_empty()? {
             return Ok(0);
         }
         let pairs = match std::fs::read(state_file) {
             Ok(bytes) => {
-                let value: serde_json::Value = serde_json::from_slice(&bytes).with_context(|| {
-                    format!("could not parse Memory Loop state {}", state_file.display())
-                })?;
+                let value: serde_json::Value =
+                    serde_json::from_slice(&bytes).with_context(|| {
+                        format!("could not parse Memory Loop state {}", state_file.display())
+                    })?;
                 legacy_checksums(&value)
             }
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => Vec::new(),
@@ -430,8 +455,12 @@ impl Ledger {
 }
 
 /// Every status, for queries that want all facts.
-pub const ALL_STATUSES: [Status; 4] =
-    [Status::Active, Status::Archived, Status::Forgotten, Status::Pending];
+pub const ALL_STATUSES: [Status; 4] = [
+    Status::Active,
+    Status::Archived,
+    Status::Forgotten,
+    Status::Pending,
+];
 
 /// Finds (transcript path, SHA-256) pairs in Memory Loop's state, whatever its nesting:
 /// `{"<path>.md": "<sha>"}`, `{"<path>.md": {"checksum": "<sha>", ...}}`, or objects with
@@ -453,7 +482,9 @@ fn legacy_checksums(value: &serde_json::Value) -> Vec<(String, String)> {
     while let Some(v) = stack.pop() {
         match v {
             Value::Object(map) => {
-                if let (Some(path), Some(sha)) = (map.get("path").and_then(Value::as_str), sha_field(map)) {
+                if let (Some(path), Some(sha)) =
+                    (map.get("path").and_then(Value::as_str), sha_field(map))
+                {
                     out.push((path.to_owned(), sha));
                     continue;
                 }
@@ -487,7 +518,11 @@ pub fn scope_str(scope: Scope) -> &'static str {
 }
 
 fn scope_from(s: &str) -> Scope {
-    if s == "vault" { Scope::Vault } else { Scope::Global }
+    if s == "vault" {
+        Scope::Vault
+    } else {
+        Scope::Global
+    }
 }
 
 pub fn status_str(status: Status) -> &'static str {
@@ -517,7 +552,10 @@ mod tests {
     }
 
     fn src(t: &str, d: &str) -> Source {
-        Source { transcript: t.into(), date: d.into() }
+        Source {
+            transcript: t.into(),
+            date: d.into(),
+        }
     }
 
     fn insert(l: &Ledger, text: &str, s: &Source) -> i64 {
@@ -538,10 +576,16 @@ mod tests {
         let l = ledger();
         let id = insert(&l, "Prefers tea.", &src("/a.md", "2025-06-10"));
         assert!(l.reinforce(id, &src("/b.md", "2025-06-12")).unwrap());
-        assert!(!l.reinforce(id, &src("/b.md", "2025-06-12")).unwrap(), "same transcript twice");
+        assert!(
+            !l.reinforce(id, &src("/b.md", "2025-06-12")).unwrap(),
+            "same transcript twice"
+        );
         assert!(l.reinforce(id, &src("/c.md", "2025-06-01")).unwrap());
         let f = l.fact(id).unwrap().unwrap();
-        assert_eq!((f.times_seen, f.first_seen.as_str(), f.last_seen.as_str()), (3, "2025-06-01", "2025-06-12"));
+        assert_eq!(
+            (f.times_seen, f.first_seen.as_str(), f.last_seen.as_str()),
+            (3, "2025-06-01", "2025-06-12")
+        );
         assert_eq!(l.sources(id).unwrap().len(), 3);
     }
 
@@ -551,7 +595,12 @@ mod tests {
         let old = insert(&l, "Uses Python 3.11.", &src("/a.md", "2025-01-01"));
         let new = insert(&l, "Uses Python 3.12.", &src("/b.md", "2025-02-01"));
         l.replace(old, new).unwrap();
-        let active: Vec<_> = l.facts(&[Status::Active]).unwrap().into_iter().map(|f| f.id).collect();
+        let active: Vec<_> = l
+            .facts(&[Status::Active])
+            .unwrap()
+            .into_iter()
+            .map(|f| f.id)
+            .collect();
         assert_eq!(active, vec![new]);
         assert_eq!(l.archived_reason(old).unwrap().as_deref(), Some("replaced"));
     }
@@ -586,7 +635,11 @@ mod tests {
         let row = l.transcript("/v/a/00_Inbox/chats/two.md").unwrap().unwrap();
         assert_eq!(row.sha256, sha);
         assert_eq!(row.size, -1);
-        assert_eq!(l.import_legacy(&file).unwrap(), 0, "only into an empty ledger, once");
+        assert_eq!(
+            l.import_legacy(&file).unwrap(),
+            0,
+            "only into an empty ledger, once"
+        );
     }
 
     #[test]
@@ -596,6 +649,9 @@ mod tests {
         l.set_rendered("m", "one").unwrap();
         l.set_rendered("m", "two").unwrap();
         l.set_rendered("m", "two").unwrap();
-        assert_eq!(l.rendered("m").unwrap(), (Some("two".into()), Some("one".into())));
+        assert_eq!(
+            l.rendered("m").unwrap(),
+            (Some("two".into()), Some("one".into()))
+        );
     }
 }

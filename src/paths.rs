@@ -25,13 +25,19 @@ impl Env {
     /// An environment made of the given pairs (for tests).
     pub fn from_pairs<'a>(pairs: impl IntoIterator<Item = (&'a str, &'a str)>) -> Self {
         Self {
-            vars: pairs.into_iter().map(|(k, v)| (k.to_owned(), v.to_owned())).collect(),
+            vars: pairs
+                .into_iter()
+                .map(|(k, v)| (k.to_owned(), v.to_owned()))
+                .collect(),
         }
     }
 
     /// The variable's value; an empty value counts as unset.
     pub fn var(&self, key: &str) -> Option<&str> {
-        self.vars.get(key).map(String::as_str).filter(|v| !v.is_empty())
+        self.vars
+            .get(key)
+            .map(String::as_str)
+            .filter(|v| !v.is_empty())
     }
 
     /// `$HOME`, which every default path hangs from.
@@ -122,13 +128,22 @@ mod tests {
     fn defaults_hang_from_home() {
         let env = Env::from_pairs([("HOME", "/h")]);
         let p = Paths::resolve(&env, None).unwrap();
-        assert_eq!(p.config_file, Path::new("/h/.config/memory-loop/config.toml"));
-        assert_eq!(p.prompt_file, Path::new("/h/.config/memory-loop/extraction-prompt.md"));
+        assert_eq!(
+            p.config_file,
+            Path::new("/h/.config/memory-loop/config.toml")
+        );
+        assert_eq!(
+            p.prompt_file,
+            Path::new("/h/.config/memory-loop/extraction-prompt.md")
+        );
         if !cfg!(target_os = "macos") {
             assert_eq!(p.state_dir, Path::new("/h/.local/state/memory-loop"));
         }
         assert!(!p.config_explicit);
-        assert_eq!(memory_file(&env, "").unwrap(), Path::new("/h/.claude/rules/memory.md"));
+        assert_eq!(
+            memory_file(&env, "").unwrap(),
+            Path::new("/h/.claude/rules/memory.md")
+        );
     }
 
     #[test]
@@ -140,9 +155,15 @@ mod tests {
             ("CLAUDE_CONFIG_DIR", "/c"),
         ]);
         let p = Paths::resolve(&env, None).unwrap();
-        assert_eq!(p.config_file, Path::new("/x/config/memory-loop/config.toml"));
+        assert_eq!(
+            p.config_file,
+            Path::new("/x/config/memory-loop/config.toml")
+        );
         assert_eq!(p.state_dir, Path::new("/x/state/memory-loop"));
-        assert_eq!(memory_file(&env, "").unwrap(), Path::new("/c/rules/memory.md"));
+        assert_eq!(
+            memory_file(&env, "").unwrap(),
+            Path::new("/c/rules/memory.md")
+        );
         assert_eq!(memory_file(&env, "~/m.md").unwrap(), Path::new("/h/m.md"));
 
         let env = Env::from_pairs([("HOME", "/h"), ("MEMLOOP_CONFIG", "/e/c.toml")]);

@@ -92,7 +92,11 @@ enum Target {
 }
 
 /// Runs one extraction over the configured vaults.
-pub async fn run(cfg: &Resolved, opts: &Options, progress: &dyn Progress) -> Result<Report, RunError> {
+pub async fn run(
+    cfg: &Resolved,
+    opts: &Options,
+    progress: &dyn Progress,
+) -> Result<Report, RunError> {
     let started = Instant::now();
     let started_at = chrono::Local::now().to_rfc3339();
     // A dry run takes the lock only where one can exist, so it never creates the state dir.
@@ -100,7 +104,10 @@ pub async fn run(cfg: &Resolved, opts: &Options, progress: &dyn Progress) -> Res
         None
     } else {
         let lock = fsutil::try_lock(&cfg.paths.state_dir).with_context(|| {
-            format!("could not take the run lock in {}", cfg.paths.state_dir.display())
+            format!(
+                "could not take the run lock in {}",
+                cfg.paths.state_dir.display()
+            )
         })?;
         Some(lock.ok_or_else(|| RunError::Locked(cfg.paths.state_dir.join("memloop.lock")))?)
     };
@@ -159,7 +166,10 @@ fn select_vaults(
     for v in found {
         match v {
             Ok(v) => vaults.push(v),
-            Err(e) => report.failures.push(Failure { path: String::new(), error: e.to_string() }),
+            Err(e) => report.failures.push(Failure {
+                path: String::new(),
+                error: e.to_string(),
+            }),
         }
     }
     report.vaults = vaults.len();
@@ -189,7 +199,10 @@ impl<'a> Run<'a> {
         for f in ledger.facts(&crate::ledger::ALL_STATUSES)? {
             index.insert(f.id, &f.text, f.scope, f.vault.as_deref());
         }
-        let mut report = Report { dry_run: opts.dry_run, ..Report::default() };
+        let mut report = Report {
+            dry_run: opts.dry_run,
+            ..Report::default()
+        };
         report.memory.path = cfg.memory_file.display().to_string();
         report.memory.max_bytes = cfg.config.memory.max_bytes;
         report.prompt.custom = prompt.path.is_some();
@@ -214,12 +227,12 @@ impl<'a> Run<'a> {
         let settle = std::time::Duration::from_secs(self.cfg.config.settle_minutes * 60);
         let now = SystemTime::now();
         let mut jobs = Vec::new();
-        for (vi, v) in self.vaults.iter().enumerate() {
-            let paths = match vault::transcripts(v) {
+        for vi in 0..self.vaults.len() {
+            let paths = match vault::transcripts(&self.vaults[vi]) {
                 Ok(p) => p,
                 Err(e) => {
                     self.report.failures.push(Failure {
-                        path: v.chats_dir().display().to_string(),
+                        path: self.vaults[vi].chats_dir().display().to_string(),
                         error: format!("could not list transcripts: {e}"),
                     });
                     continue;
@@ -246,7 +259,9 @@ impl<'a> Run<'a> {
                     .map_or(0, |d| i64::try_from(d.as_nanos()).unwrap_or(i64::MAX));
                 let row = self.ledger.transcript(&key)?;
                 if !self.opts.force
-                    && row.as_ref().is_some_and(|r| r.size == size && r.mtime_ns == mtime_ns)
+                    && row
+                        .as_ref()
+                        .is_some_and(|r| r.size == size && r.mtime_ns == mtime_ns)
                 {
                     self.report.transcripts.unchanged += 1;
                     continue;
@@ -264,11 +279,22 @@ impl<'a> Run<'a> {
                     self.report.transcripts.unchanged += 1;
                     continue;
                 }
-                jobs.push(Job { vault: vi, path, size, mtime_ns, sha256, bytes });
+                jobs.push(Job {
+                    vault: vi,
+                    path,
+                    size,
+                    mtime_ns,
+                    sha256,
+                    bytes,
+                });
             }
         }
         // The oldest wait longest: they go first, and first within a per-run budget.
-        jobs.sort_by(|a, b| a.mtime_ns.cmp(&b.mtime_ns).then_with(|| a.path.cmp(&b.path)));
+        jobs.sort_by(|a, b| {
+            a.mtime_ns
+                .cmp(&b.mtime_ns)
+                .then_with(|| a.path.cmp(&b.path))
+        });
         let budget = self.cfg.config.llm.max_transcripts_per_run;
         if budget > 0 && jobs.len() > budget {
             self.report.transcripts.deferred = jobs.len() - budget;
@@ -279,7 +305,10 @@ impl<'a> Run<'a> {
 
     fn fail(&mut self, path: &Path, error: String) {
         self.report.transcripts.failed += 1;
-        self.report.failures.push(Failure { path: path.display().to_string(), error });
+        self.report.failures.push(Failure {
+            path: path.display().to_string(),
+            error,
+        });
     }
 
     /// Builds the requests for one transcript: parse, redact, chunk.
@@ -308,9 +337,18 @@ impl<'a> Run<'a> {
             .map(|f| f.text)
             .collect();
         let overhead = transcript::estimate_tokens(&system)
-            + known.iter().map(|k| transcript::estimate_tokens(k) + 2).sum::<usize>()
+            + known
+                .iter()
+                .map(|k| transcript::estimate_tokens(k) + 2)
+                .sum::<usize>()
             + 200;
-        let budget = self.cfg.config.llm.max_input_tokens.saturating_sub(overhead).max(500);
+        let budget = self
+            .cfg
+            .config
+            .llm
+            .max_input_tokens
+            .saturating_sub(overhead)
+            .max(500);
         let vault = self.vaults[job.vault].name.clone();
         let requests = transcript::chunks(&t.turns, budget)
             .into_iter()
@@ -343,7 +381,8 @@ impl<'a> Run<'a> {
                 match self.requests(&job) {
                     Ok((requests, date)) => {
                         let provider = Arc::clone(provider);
-                        in_flight.spawn(async move { (n, extract_chunks(&provider, requests).await) });
+                        in_flight
+                            .spawn(async move { (n, extract_chunks(&provider, requests).await) });
                         waiting.insert(n, (job, date));
                     }
                     Err(e) => {
@@ -352,9 +391,18 @@ impl<'a> Run<'a> {
                     }
                 }
             }
-            let Some(joined) = in_flight.join_next().await else { break };
-            let (n, result) = joined.context("an extraction task panicked")?;
-            let Some((job, date)) = waiting.remove(&n) else { continue };
+            let Some(joined) = in_flight.join_next().await else {
+                break;
+            };
+            let (n, result) = match joined {
+                Ok(done) => done,
+                // Aborted after a fatal error: that transcript simply stays pending.
+                Err(e) if e.is_cancelled() => continue,
+                Err(e) => return Err(anyhow::anyhow!("an extraction task panicked: {e}").into()),
+            };
+            let Some((job, date)) = waiting.remove(&n) else {
+                continue;
+            };
             match result {
                 Ok(extraction) => {
                     let ok = match self.commit(&job, &date, extraction) {
@@ -388,7 +436,10 @@ impl<'a> Run<'a> {
         self.report.tokens.input += extraction.usage.input_tokens;
         self.report.tokens.output += extraction.usage.output_tokens;
         self.report.facts.extracted += extraction.facts.len();
-        let source = Source { transcript: job.path.display().to_string(), date: date.to_owned() };
+        let source = Source {
+            transcript: job.path.display().to_string(),
+            date: date.to_owned(),
+        };
         let vault_name = self.vaults[job.vault].name.clone();
         let fact_count = extraction.facts.len();
         let mut index = std::mem::take(&mut self.index);
@@ -397,7 +448,16 @@ impl<'a> Run<'a> {
         let review = self.cfg.config.memory.review;
         let merged = self.ledger.transaction(|l| {
             for c in extraction.facts {
-                merge_candidate(l, &mut index, c, &vault_name, &source, &categories, review, &mut counts)?;
+                merge_candidate(
+                    l,
+                    &mut index,
+                    c,
+                    &vault_name,
+                    &source,
+                    &categories,
+                    review,
+                    &mut counts,
+                )?;
             }
             Ok(())
         });
@@ -428,7 +488,8 @@ impl<'a> Run<'a> {
     fn rebuild_index(&mut self) -> Result<()> {
         self.index = FactIndex::new();
         for f in self.ledger.facts(&crate::ledger::ALL_STATUSES)? {
-            self.index.insert(f.id, &f.text, f.scope, f.vault.as_deref());
+            self.index
+                .insert(f.id, &f.text, f.scope, f.vault.as_deref());
         }
         Ok(())
     }
@@ -473,7 +534,10 @@ impl<'a> Run<'a> {
             && matches!(target, Target::Vault(_))
         {
             self.failed_targets.insert(target);
-            self.report.failures.push(Failure { path: path.display().to_string(), error: format!("{e:#}") });
+            self.report.failures.push(Failure {
+                path: path.display().to_string(),
+                error: format!("{e:#}"),
+            });
             return Ok(());
         }
         result
@@ -489,7 +553,9 @@ impl<'a> Run<'a> {
                 .map(|s| s.replace("\r\n", "\n")),
         };
         if self.opts.dry_run {
-            self.originals.entry(path.to_path_buf()).or_insert_with(|| current.clone());
+            self.originals
+                .entry(path.to_path_buf())
+                .or_insert_with(|| current.clone());
         }
         let key = path.display().to_string();
         let (rendered, previous) = self.ledger.rendered(&key)?;
@@ -509,7 +575,11 @@ impl<'a> Run<'a> {
             .filter(|f| f.scope == scope && (scope == Scope::Global || f.vault == vault))
             .collect();
         let out = match target {
-            Target::Memory => render::memory(&candidates, &self.prompt.categories, self.cfg.config.memory.max_bytes),
+            Target::Memory => render::memory(
+                &candidates,
+                &self.prompt.categories,
+                self.cfg.config.memory.max_bytes,
+            ),
             Target::Vault(_) => render::insights(&candidates, self.cfg.config.insights.max_bytes),
         };
         let left_out: HashSet<i64> = out.archived.iter().copied().collect();
@@ -562,7 +632,10 @@ impl<'a> Run<'a> {
             Target::Memory => (Scope::Global, None),
             Target::Vault(vi) => (Scope::Vault, Some(self.vaults[vi].name.clone())),
         };
-        let source = Source { transcript: "(edited by hand)".into(), date: self.today.clone() };
+        let source = Source {
+            transcript: "(edited by hand)".into(),
+            date: self.today.clone(),
+        };
         let default_category = match target {
             Target::Memory => self.prompt.categories.first().cloned().unwrap_or_default(),
             Target::Vault(_) => "Project Context".to_owned(),
@@ -578,7 +651,10 @@ impl<'a> Run<'a> {
                 match index.find(&b.text, scope, vault.as_deref()) {
                     Some(id) => l.set_status(id, Status::Active, None)?,
                     None => {
-                        let category = b.category.clone().unwrap_or_else(|| default_category.clone());
+                        let category = b
+                            .category
+                            .clone()
+                            .unwrap_or_else(|| default_category.clone());
                         let key = fact::normalize(&b.text);
                         let id = l.insert_fact(&NewFact {
                             text: &b.text,
@@ -621,7 +697,12 @@ impl<'a> Run<'a> {
                         Ok(Some(inner)) if path.file_name() == Some("CLAUDE.md".as_ref()) => inner,
                         _ => after.into_owned(),
                     };
-                    let before = self.originals.get(path).cloned().flatten().unwrap_or_default();
+                    let before = self
+                        .originals
+                        .get(path)
+                        .cloned()
+                        .flatten()
+                        .unwrap_or_default();
                     bullet_change(path, &before, &after)
                 })
                 .filter(|c| !c.added.is_empty() || !c.removed.is_empty())
@@ -630,9 +711,11 @@ impl<'a> Run<'a> {
             self.report.changes = changes;
             return Ok(());
         }
-        let json = serde_json::to_string(&self.report).context("could not encode the run report")?;
+        let json =
+            serde_json::to_string(&self.report).context("could not encode the run report")?;
         let finished_at = chrono::Local::now().to_rfc3339();
-        self.ledger.transaction(|l| l.record_run(started_at, &finished_at, &json))
+        self.ledger
+            .transaction(|l| l.record_run(started_at, &finished_at, &json))
     }
 }
 
@@ -640,23 +723,44 @@ impl<'a> Run<'a> {
 fn back_up_foreign(path: &Path) -> Result<()> {
     let backup = path.with_extension("md.before-memloop");
     if !backup.exists() {
-        std::fs::copy(path, &backup)
-            .with_context(|| format!("could not back up {} to {}", path.display(), backup.display()))?;
+        std::fs::copy(path, &backup).with_context(|| {
+            format!(
+                "could not back up {} to {}",
+                path.display(),
+                backup.display()
+            )
+        })?;
     }
     Ok(())
 }
 
 fn bullet_change(path: &Path, before: &str, after: &str) -> Change {
-    let texts = |s: &str| -> Vec<String> { render::parse_bullets(s).into_iter().map(|b| b.text).collect() };
+    let texts = |s: &str| -> Vec<String> {
+        render::parse_bullets(s)
+            .into_iter()
+            .map(|b| b.text)
+            .collect()
+    };
     let (before, after) = (texts(before), texts(after));
     Change {
         path: path.display().to_string(),
-        added: after.iter().filter(|a| !before.contains(a)).cloned().collect(),
-        removed: before.iter().filter(|b| !after.contains(b)).cloned().collect(),
+        added: after
+            .iter()
+            .filter(|a| !before.contains(a))
+            .cloned()
+            .collect(),
+        removed: before
+            .iter()
+            .filter(|b| !after.contains(b))
+            .cloned()
+            .collect(),
     }
 }
 
-async fn extract_chunks(provider: &Provider, requests: Vec<ExtractRequest>) -> Result<Extraction, LlmError> {
+async fn extract_chunks(
+    provider: &Provider,
+    requests: Vec<ExtractRequest>,
+) -> Result<Extraction, LlmError> {
     let mut all = Extraction::default();
     for request in &requests {
         let e = provider.extract(request).await?;
@@ -679,7 +783,8 @@ fn merge_candidate(
     review: bool,
     counts: &mut crate::report::FactCounts,
 ) -> Result<()> {
-    let text = redact::redact(&c.text).split_whitespace().collect::<Vec<_>>().join(" ");
+    // The policy sees the text as the model sent it: a line break is itself a refusal.
+    let text = redact::redact(c.text.trim()).into_owned();
     if let Err(reason) = fact::check(&text) {
         tracing::info!(fact = %text, %reason, "refused");
         counts.refused += 1;
@@ -689,7 +794,9 @@ fn merge_candidate(
     let vault = (c.scope == Scope::Vault).then_some(vault_name);
     let id = match index.find(&text, c.scope, vault) {
         Some(id) => {
-            let Some(existing) = l.fact(id)? else { return Ok(()) };
+            let Some(existing) = l.fact(id)? else {
+                return Ok(());
+            };
             if existing.status == Status::Forgotten {
                 counts.forgotten += 1;
                 return Ok(());
@@ -701,7 +808,11 @@ fn merge_candidate(
         }
         None => {
             let key = fact::normalize(&text);
-            let status = if review { Status::Pending } else { Status::Active };
+            let status = if review {
+                Status::Pending
+            } else {
+                Status::Active
+            };
             let id = l.insert_fact(&NewFact {
                 text: &text,
                 key: &key,
@@ -717,7 +828,9 @@ fn merge_candidate(
         }
     };
     if let Some(old_text) = c.replaces.as_deref().filter(|r| !r.trim().is_empty())
-        && let Some(old) = index.find(old_text, c.scope, vault).filter(|&old| old != id)
+        && let Some(old) = index
+            .find(old_text, c.scope, vault)
+            .filter(|&old| old != id)
         && l.fact(old)?.is_some_and(|f| f.status == Status::Active)
     {
         l.replace(old, id)?;
@@ -734,14 +847,21 @@ fn canonical_category(category: &str, categories: &[String]) -> String {
         .iter()
         .find(|c| c.eq_ignore_ascii_case(category))
         .cloned()
-        .or_else(|| category.is_empty().then(|| categories.first().cloned()).flatten())
+        .or_else(|| {
+            category
+                .is_empty()
+                .then(|| categories.first().cloned())
+                .flatten()
+        })
         .unwrap_or_else(|| category.to_owned())
 }
 
 /// `YYYY-MM-DD` from a frontmatter date (which may carry a time after it).
 fn iso_date(s: &str) -> Option<String> {
     let d = s.trim().get(..10)?;
-    chrono::NaiveDate::parse_from_str(d, "%Y-%m-%d").ok().map(|_| d.to_owned())
+    chrono::NaiveDate::parse_from_str(d, "%Y-%m-%d")
+        .ok()
+        .map(|_| d.to_owned())
 }
 
 fn local_date(mtime_ns: i64) -> String {
@@ -759,7 +879,10 @@ mod tests {
     #[test]
     fn categories_take_the_prompts_spelling() {
         let cats = vec!["Identity".to_owned(), "Project Context".to_owned()];
-        assert_eq!(canonical_category("project context", &cats), "Project Context");
+        assert_eq!(
+            canonical_category("project context", &cats),
+            "Project Context"
+        );
         assert_eq!(canonical_category("### identity", &cats), "Identity");
         assert_eq!(canonical_category("Health", &cats), "Health");
         assert_eq!(canonical_category("  ", &cats), "Identity");
@@ -768,14 +891,21 @@ mod tests {
     #[test]
     fn frontmatter_dates_are_checked() {
         assert_eq!(iso_date("2025-06-12").as_deref(), Some("2025-06-12"));
-        assert_eq!(iso_date("2025-06-12T09:14:00Z").as_deref(), Some("2025-06-12"));
+        assert_eq!(
+            iso_date("2025-06-12T09:14:00Z").as_deref(),
+            Some("2025-06-12")
+        );
         assert_eq!(iso_date("June 12"), None);
         assert_eq!(iso_date("2025-13-40"), None);
     }
 
     #[test]
     fn dry_run_changes_list_added_and_removed_bullets() {
-        let c = bullet_change(Path::new("/m.md"), "## A\n\n- old\n- kept\n", "## A\n\n- kept\n- new\n");
+        let c = bullet_change(
+            Path::new("/m.md"),
+            "## A\n\n- old\n- kept\n",
+            "## A\n\n- kept\n- new\n",
+        );
         assert_eq!(c.added, ["new"]);
         assert_eq!(c.removed, ["old"]);
     }

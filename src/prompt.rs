@@ -15,8 +15,13 @@ use sha2::{Digest, Sha256};
 pub const DEFAULT: &str = include_str!("../prompts/extraction-prompt.md");
 
 /// The categories used when a prompt declares none.
-pub const DEFAULT_CATEGORIES: [&str; 5] =
-    ["Identity", "Goals", "Preferences", "Project Context", "Patterns"];
+pub const DEFAULT_CATEGORIES: [&str; 5] = [
+    "Identity",
+    "Goals",
+    "Preferences",
+    "Project Context",
+    "Patterns",
+];
 
 /// The prompt in use.
 #[derive(Debug, Clone)]
@@ -40,14 +45,19 @@ impl Prompt {
                     )
                 })?;
                 if text.trim().is_empty() {
-                    bail!("prompt file {} is empty: delete it to use the default", path.display());
+                    bail!(
+                        "prompt file {} is empty: delete it to use the default",
+                        path.display()
+                    );
                 }
                 Ok(Self::from_text(text, Some(path.to_path_buf())))
             }
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
                 Ok(Self::from_text(DEFAULT.to_owned(), None))
             }
-            Err(e) => Err(e).with_context(|| format!("could not read prompt file {}", path.display())),
+            Err(e) => {
+                Err(e).with_context(|| format!("could not read prompt file {}", path.display()))
+            }
         }
     }
 
@@ -56,7 +66,11 @@ impl Prompt {
         if categories.is_empty() {
             categories = DEFAULT_CATEGORIES.iter().map(|c| (*c).to_owned()).collect();
         }
-        Self { text, path, categories }
+        Self {
+            text,
+            path,
+            categories,
+        }
     }
 
     /// SHA-256 of the prompt text, hex.
@@ -87,16 +101,20 @@ pub fn categories(markdown: &str) -> Vec<String> {
                 }
             }
             Event::End(TagEnd::Heading(_)) => {
-                let Some((level, text)) = heading.take() else { continue };
+                let Some((level, text)) = heading.take() else {
+                    continue;
+                };
                 let text = text.trim().to_owned();
                 match level {
                     HeadingLevel::H1 | HeadingLevel::H2 => {
                         in_section = text.eq_ignore_ascii_case("categories");
                     }
-                    HeadingLevel::H3 if in_section && !text.is_empty() => {
-                        if !out.iter().any(|c| c.eq_ignore_ascii_case(&text)) {
-                            out.push(text);
-                        }
+                    HeadingLevel::H3
+                        if in_section
+                            && !text.is_empty()
+                            && !out.iter().any(|c| c.eq_ignore_ascii_case(&text)) =>
+                    {
+                        out.push(text);
                     }
                     _ => {}
                 }
@@ -134,6 +152,11 @@ mod tests {
         assert_eq!(p.categories, DEFAULT_CATEGORIES);
         assert!(p.describe().contains("custom prompt"));
         std::fs::write(&path, b"\xff\xfe").unwrap();
-        assert!(Prompt::load(&path).unwrap_err().to_string().contains("not valid UTF-8"));
+        assert!(
+            Prompt::load(&path)
+                .unwrap_err()
+                .to_string()
+                .contains("not valid UTF-8")
+        );
     }
 }

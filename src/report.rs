@@ -95,8 +95,16 @@ impl Report {
         let mut s = String::new();
         let t = &self.transcripts;
         let f = &self.facts;
-        let verb = if self.dry_run { "dry run (nothing written)" } else { "done" };
-        let _ = writeln!(s, "memloop extract: {verb} in {:.1}s", self.elapsed_ms as f64 / 1000.0);
+        let verb = if self.dry_run {
+            "dry run (nothing written)"
+        } else {
+            "done"
+        };
+        let _ = writeln!(
+            s,
+            "memloop extract: {verb} in {:.1}s",
+            self.elapsed_ms as f64 / 1000.0
+        );
         let _ = writeln!(
             s,
             "  vaults       {}\n  transcripts  {} found, {} unchanged, {} waiting to settle, {} deferred, {} processed, {} failed",
@@ -112,7 +120,10 @@ impl Report {
             "  memory       {} ({} of {} bytes)",
             self.memory.path, self.memory.bytes, self.memory.max_bytes
         );
-        let cost = self.cost_usd.map(|c| format!(", about ${c:.4}")).unwrap_or_default();
+        let cost = self
+            .cost_usd
+            .map(|c| format!(", about ${c:.4}"))
+            .unwrap_or_default();
         let _ = writeln!(
             s,
             "  llm          {} {} ({} tokens in, {} out{cost})",
@@ -124,7 +135,13 @@ impl Report {
         );
         let _ = writeln!(s, "  prompt       {prompt}");
         for c in &self.changes {
-            let _ = writeln!(s, "would change {} (+{} -{})", c.path, c.added.len(), c.removed.len());
+            let _ = writeln!(
+                s,
+                "would change {} (+{} -{})",
+                c.path,
+                c.added.len(),
+                c.removed.len()
+            );
             for a in &c.added {
                 let _ = writeln!(s, "  + {a}");
             }
@@ -145,15 +162,40 @@ mod tests {
 
     #[test]
     fn json_has_the_documented_shape() {
-        let r = Report { provider: "builtin".into(), ..Report::default() };
+        let r = Report {
+            provider: "builtin".into(),
+            ..Report::default()
+        };
         let v = serde_json::to_value(&r).unwrap();
-        for key in ["vaults", "transcripts", "facts", "memory", "tokens", "provider", "model", "prompt", "failures", "dry_run"] {
+        for key in [
+            "vaults",
+            "transcripts",
+            "facts",
+            "memory",
+            "tokens",
+            "provider",
+            "model",
+            "prompt",
+            "failures",
+            "dry_run",
+        ] {
             assert!(v.get(key).is_some(), "missing {key}");
         }
         for key in ["found", "unchanged", "waiting", "processed", "failed"] {
-            assert!(v["transcripts"].get(key).is_some(), "missing transcripts.{key}");
+            assert!(
+                v["transcripts"].get(key).is_some(),
+                "missing transcripts.{key}"
+            );
         }
-        for key in ["extracted", "new", "merged", "replaced", "refused", "archived", "forgotten"] {
+        for key in [
+            "extracted",
+            "new",
+            "merged",
+            "replaced",
+            "refused",
+            "archived",
+            "forgotten",
+        ] {
             assert!(v["facts"].get(key).is_some(), "missing facts.{key}");
         }
     }
@@ -162,8 +204,15 @@ mod tests {
     fn text_names_failures_and_dry_run_changes() {
         let r = Report {
             dry_run: true,
-            failures: vec![Failure { path: "/v/a.md".into(), error: "empty file".into() }],
-            changes: vec![Change { path: "/m.md".into(), added: vec!["Prefers tea.".into()], removed: vec![] }],
+            failures: vec![Failure {
+                path: "/v/a.md".into(),
+                error: "empty file".into(),
+            }],
+            changes: vec![Change {
+                path: "/m.md".into(),
+                added: vec!["Prefers tea.".into()],
+                removed: vec![],
+            }],
             ..Report::default()
         };
         let text = r.to_text();

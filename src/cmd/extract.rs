@@ -12,16 +12,26 @@ use crate::config::Resolved;
 use crate::pipeline::{self, Options, Progress};
 
 pub fn run(cfg: &Resolved, global: &Global, args: &ExtractArgs) -> Result<u8> {
-    let opts = Options { force: args.force, dry_run: args.dry_run, vaults: args.vaults.clone() };
+    let opts = Options {
+        force: args.force,
+        dry_run: args.dry_run,
+        vaults: args.vaults.clone(),
+    };
     let progress = Reporter::new(global.quiet, args.json);
-    let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()?;
     let report = runtime.block_on(pipeline::run(cfg, &opts, &progress))?;
     if args.json {
         print(&format!("{}\n", serde_json::to_string_pretty(&report)?))?;
     } else {
         print(&report.to_text())?;
     }
-    Ok(if report.failures.is_empty() { EXIT_OK } else { EXIT_FAILED })
+    Ok(if report.failures.is_empty() {
+        EXIT_OK
+    } else {
+        EXIT_FAILED
+    })
 }
 
 /// A progress bar on a terminal, plain lines on stderr otherwise, nothing with `--quiet`.
@@ -34,7 +44,9 @@ impl Reporter {
     fn new(quiet: bool, json: bool) -> Self {
         let bar = (!quiet && !json && std::io::stderr().is_terminal()).then(|| {
             let bar = ProgressBar::new(0);
-            if let Ok(style) = ProgressStyle::with_template("{bar:30} {pos}/{len} transcripts {msg}") {
+            if let Ok(style) =
+                ProgressStyle::with_template("{bar:30} {pos}/{len} transcripts {msg}")
+            {
                 bar.set_style(style);
             }
             bar
@@ -63,14 +75,21 @@ impl Progress for Reporter {
     }
 
     fn advance(&self, path: &Path, ok: bool) {
-        let name = path.file_name().map(|n| n.to_string_lossy()).unwrap_or_default();
+        let name = path
+            .file_name()
+            .map(|n| n.to_string_lossy())
+            .unwrap_or_default();
         match &self.bar {
             Some(bar) => {
                 bar.set_message(name.into_owned());
                 bar.inc(1);
             }
             None if !self.quiet => {
-                eprintln!("memloop: {} {}", if ok { "processed" } else { "failed" }, path.display());
+                eprintln!(
+                    "memloop: {} {}",
+                    if ok { "processed" } else { "failed" },
+                    path.display()
+                );
             }
             None => {}
         }

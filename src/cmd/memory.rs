@@ -24,7 +24,10 @@ struct Shown {
 
 pub fn run(cfg: &Resolved, cmd: &MemoryCommand) -> Result<u8> {
     match cmd {
-        MemoryCommand::Show { json: false, archived } => {
+        MemoryCommand::Show {
+            json: false,
+            archived,
+        } => {
             match std::fs::read_to_string(&cfg.memory_file) {
                 Ok(text) => print(&text)?,
                 Err(e) if e.kind() == std::io::ErrorKind::NotFound => eprintln!(
@@ -32,7 +35,8 @@ pub fn run(cfg: &Resolved, cmd: &MemoryCommand) -> Result<u8> {
                     cfg.memory_file.display()
                 ),
                 Err(e) => {
-                    return Err(e).with_context(|| format!("could not read {}", cfg.memory_file.display()));
+                    return Err(e)
+                        .with_context(|| format!("could not read {}", cfg.memory_file.display()));
                 }
             }
             if *archived {
@@ -47,7 +51,10 @@ pub fn run(cfg: &Resolved, cmd: &MemoryCommand) -> Result<u8> {
                 }
             }
         }
-        MemoryCommand::Show { json: true, archived } => {
+        MemoryCommand::Show {
+            json: true,
+            archived,
+        } => {
             let ledger = Ledger::scratch_copy(&cfg.paths.ledger())?;
             let mut statuses = vec![Status::Active, Status::Pending];
             if *archived {
@@ -56,9 +63,17 @@ pub fn run(cfg: &Resolved, cmd: &MemoryCommand) -> Result<u8> {
             let facts = ledger
                 .facts(&statuses)?
                 .into_iter()
-                .map(|fact| Ok(ShownFact { sources: ledger.sources(fact.id)?, fact }))
+                .map(|fact| {
+                    Ok(ShownFact {
+                        sources: ledger.sources(fact.id)?,
+                        fact,
+                    })
+                })
                 .collect::<Result<Vec<_>>>()?;
-            let shown = Shown { path: cfg.memory_file.display().to_string(), facts };
+            let shown = Shown {
+                path: cfg.memory_file.display().to_string(),
+                facts,
+            };
             print(&format!("{}\n", serde_json::to_string_pretty(&shown)?))?;
         }
     }

@@ -13,11 +13,20 @@ pub fn run(paths: &Paths, cmd: &PromptCommand) -> Result<u8> {
         PromptCommand::Show => print(&Prompt::load(&paths.prompt_file)?.text)?,
         PromptCommand::Path => print(&format!("{}\n", paths.prompt_file.display()))?,
         PromptCommand::Reset => match std::fs::remove_file(&paths.prompt_file) {
-            Ok(()) => eprintln!("memloop: removed {}; the built-in prompt is in use", paths.prompt_file.display()),
+            Ok(()) => eprintln!(
+                "memloop: removed {}; the built-in prompt is in use",
+                paths.prompt_file.display()
+            ),
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-                eprintln!("memloop: no override at {}; the built-in prompt is in use", paths.prompt_file.display());
+                eprintln!(
+                    "memloop: no override at {}; the built-in prompt is in use",
+                    paths.prompt_file.display()
+                );
             }
-            Err(e) => return Err(e).with_context(|| format!("could not remove {}", paths.prompt_file.display())),
+            Err(e) => {
+                return Err(e)
+                    .with_context(|| format!("could not remove {}", paths.prompt_file.display()));
+            }
         },
     }
     Ok(EXIT_OK)

@@ -54,7 +54,10 @@ pub fn run(cfg: &Resolved, args: &StatusArgs) -> Result<u8> {
             report.config,
             report.state_dir,
             report.memory_file,
-            report.vaults_dir.as_deref().unwrap_or("(not set: VAULTS_DIR or vaults_dir)"),
+            report
+                .vaults_dir
+                .as_deref()
+                .unwrap_or("(not set: VAULTS_DIR or vaults_dir)"),
             report.provider,
             report.model,
             report.provider_reason,
