@@ -53,6 +53,8 @@ pub enum Command {
     Prompt(PromptCommand),
     /// Show what memloop knows: paths, provider, ledger counts, the last run
     Status(StatusArgs),
+    /// Check the config, provider, vaults, ledger, memory file and prompt (offline)
+    Doctor,
 }
 
 #[derive(Debug, Args)]

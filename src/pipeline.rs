@@ -58,6 +58,9 @@ pub enum RunError {
     /// The provider cannot work at all (a rejected key, a missing `claude` binary).
     #[error(transparent)]
     Provider(LlmError),
+    /// The vaults named by a flag or the configuration do not exist.
+    #[error("{0}")]
+    Usage(String),
     #[error(transparent)]
     Other(#[from] anyhow::Error),
 }
@@ -99,6 +102,13 @@ pub async fn run(
 ) -> Result<Report, RunError> {
     let started = Instant::now();
     let started_at = chrono::Local::now().to_rfc3339();
+    // Everything a configuration error can come from is checked before the lock and the
+    // ledger, so such a run writes nothing at all.
+    let prompt = Prompt::load(&cfg.paths.prompt_file)?;
+    let provider = Arc::new(Provider::new(&cfg.llm).map_err(RunError::Provider)?);
+    let mut early = Report::default();
+    let vaults = select_vaults(cfg, opts, &mut early, progress)?;
+
     // A dry run takes the lock only where one can exist, so it never creates the state dir.
     let _lock = if opts.dry_run && !cfg.paths.state_dir.exists() {
         None
@@ -123,8 +133,6 @@ pub async fn run(
             cfg.paths.legacy_state.display()
         ));
     }
-    let prompt = Prompt::load(&cfg.paths.prompt_file)?;
-    let provider = Arc::new(Provider::new(&cfg.llm).map_err(RunError::Provider)?);
     if cfg.provider_reason == crate::config::ProviderReason::Fallback {
         progress.warn(
             "no LLM configured (set ANTHROPIC_API_KEY, or OPENAI_API_KEY / OPENAI_BASE_URL): using the offline builtin extractor",
@@ -134,7 +142,8 @@ pub async fn run(
     let mut run = Run::new(cfg, opts, ledger, prompt)?;
     run.report.provider = provider_name(cfg.llm.kind).to_owned();
     run.report.model = cfg.llm.model.clone();
-    let vaults = select_vaults(cfg, opts, &mut run.report, progress);
+    run.report.vaults = early.vaults;
+    run.report.failures = early.failures;
     run.vaults = vaults;
     let jobs = run.scan()?;
 
@@ -148,32 +157,43 @@ pub async fn run(
     Ok(run.report)
 }
 
+/// The vaults of this run. A directory the user named that does not exist is a usage
+/// error before anything is read; a vault with a broken `.memory-loop.json` fails alone.
 fn select_vaults(
     cfg: &Resolved,
     opts: &Options,
     report: &mut Report,
     progress: &dyn Progress,
-) -> Vec<Vault> {
+) -> Result<Vec<Vault>, RunError> {
     let found = if opts.vaults.is_empty() {
+        if cfg.vaults_dir.is_none() && cfg.vaults.is_empty() {
+            progress.warn(
+                "no vaults configured: set VAULTS_DIR, or vaults_dir / vaults in the config file",
+            );
+        }
         vault::discover(cfg.vaults_dir.as_deref(), &cfg.vaults)
     } else {
         opts.vaults.iter().map(|dir| vault::open(dir)).collect()
     };
-    if found.is_empty() {
-        progress.warn("no vaults found: set VAULTS_DIR or vaults_dir/vaults in the config file");
-    }
     let mut vaults = Vec::new();
     for v in found {
         match v {
             Ok(v) => vaults.push(v),
+            Err(
+                e
+                @ (vault::VaultError::VaultsDirMissing { .. } | vault::VaultError::Missing { .. }),
+            ) => return Err(RunError::Usage(e.to_string())),
             Err(e) => report.failures.push(Failure {
-                path: String::new(),
+                path: e.path().display().to_string(),
                 error: e.to_string(),
             }),
         }
     }
+    if vaults.is_empty() && (cfg.vaults_dir.is_some() || !opts.vaults.is_empty()) {
+        progress.warn("no vaults found: a vault is a directory with a CLAUDE.md");
+    }
     report.vaults = vaults.len();
-    vaults
+    Ok(vaults)
 }
 
 struct Run<'a> {
@@ -375,8 +395,10 @@ impl<'a> Run<'a> {
         let mut in_flight = JoinSet::new();
         let limit = self.cfg.config.llm.concurrency;
         let mut fatal = None;
+        let shutdown = shutdown_signal();
+        tokio::pin!(shutdown);
         loop {
-            while fatal.is_none() && in_flight.len() < limit {
+            while fatal.is_none() && !self.report.interrupted && in_flight.len() < limit {
                 let Some((n, job)) = queue.next() else { break };
                 match self.requests(&job) {
                     Ok((requests, date)) => {
@@ -391,12 +413,21 @@ impl<'a> Run<'a> {
                     }
                 }
             }
-            let Some(joined) = in_flight.join_next().await else {
-                break;
+            let joined = tokio::select! {
+                biased;
+                () = &mut shutdown, if !self.report.interrupted => {
+                    // Stop asking; what is committed stays, the rest waits for the next run.
+                    progress.warn("interrupted: finishing what is committed, the rest waits for the next run");
+                    self.report.interrupted = true;
+                    in_flight.abort_all();
+                    continue;
+                }
+                joined = in_flight.join_next() => joined,
             };
+            let Some(joined) = joined else { break };
             let (n, result) = match joined {
                 Ok(done) => done,
-                // Aborted after a fatal error: that transcript simply stays pending.
+                // Aborted after a fatal error or a signal: that transcript stays pending.
                 Err(e) if e.is_cancelled() => continue,
                 Err(e) => return Err(anyhow::anyhow!("an extraction task panicked: {e}").into()),
             };
@@ -601,9 +632,10 @@ impl<'a> Run<'a> {
 
         let new_bytes = match target {
             Target::Memory => {
-                self.report.memory.bytes = out.text.len();
                 // No facts and no file yet: nothing worth creating.
-                (bytes.is_some() || !candidates.is_empty()).then(|| out.text.into_bytes())
+                let write = bytes.is_some() || !candidates.is_empty();
+                self.report.memory.bytes = if write { out.text.len() } else { 0 };
+                write.then(|| out.text.into_bytes())
             }
             Target::Vault(_) => {
                 let block = (!out.text.is_empty()).then_some(out.text.as_str());
@@ -755,6 +787,22 @@ fn bullet_change(path: &Path, before: &str, after: &str) -> Change {
             .cloned()
             .collect(),
     }
+}
+
+/// Resolves on Ctrl-C or SIGTERM (what systemd and launchd send to stop a job).
+async fn shutdown_signal() {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{SignalKind, signal};
+        if let Ok(mut term) = signal(SignalKind::terminate()) {
+            tokio::select! {
+                _ = tokio::signal::ctrl_c() => {}
+                _ = term.recv() => {}
+            }
+            return;
+        }
+    }
+    let _ = tokio::signal::ctrl_c().await;
 }
 
 async fn extract_chunks(

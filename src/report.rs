@@ -22,6 +22,9 @@ pub struct Report {
     /// What a `--dry-run` would have written (empty otherwise).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub changes: Vec<Change>,
+    /// The run was stopped by a signal; what it committed stays, the rest waits.
+    #[serde(default)]
+    pub interrupted: bool,
     /// How long the run took, in milliseconds.
     pub elapsed_ms: u64,
 }
@@ -148,6 +151,12 @@ impl Report {
             for r in &c.removed {
                 let _ = writeln!(s, "  - {r}");
             }
+        }
+        if self.interrupted {
+            let _ = writeln!(
+                s,
+                "interrupted: the transcripts not processed wait for the next run"
+            );
         }
         for fail in &self.failures {
             let _ = writeln!(s, "failed: {}: {}", fail.path, fail.error);

@@ -1,6 +1,7 @@
 //! The application edge: set up logging, load the config, dispatch to a subcommand, and
 //! turn the outcome into the contract's exit status.
 
+mod doctor;
 mod extract;
 mod memory;
 mod prompt;
@@ -51,6 +52,7 @@ fn dispatch(cli: Cli, env: &Env) -> Result<u8> {
         Command::Memory(cmd) => memory::run(&resolve(&global, env)?, &cmd),
         Command::Prompt(cmd) => prompt::run(&Paths::resolve(env, global.config.as_deref())?, &cmd),
         Command::Status(args) => status::run(&resolve(&global, env)?, &args),
+        Command::Doctor => doctor::run(&resolve(&global, env)?, env),
     }
 }
 
@@ -69,6 +71,7 @@ fn exit_code(e: &anyhow::Error) -> u8 {
     match e.downcast_ref::<RunError>() {
         Some(RunError::Locked(_)) => EXIT_LOCKED,
         Some(RunError::Provider(p)) if p.is_fatal() => EXIT_USAGE,
+        Some(RunError::Usage(_)) => EXIT_USAGE,
         _ => EXIT_FAILED,
     }
 }

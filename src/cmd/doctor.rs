@@ -1,0 +1,254 @@
+//! `memloop doctor`: checks everything a run depends on, offline, and says what to fix:
+//! the config, the provider `auto` picks and why, the vaults and their transcripts, the state
+//! directory and ledger, the memory file and the prompt. It never calls an LLM.
+
+use std::path::Path;
+
+use anyhow::Result;
+
+use super::{EXIT_FAILED, EXIT_OK, print};
+use crate::config::{Resolved, provider_name};
+use crate::ledger::Ledger;
+use crate::llm::{ProviderKind, claude_cli};
+use crate::paths::Env;
+use crate::prompt::Prompt;
+use crate::vault;
+
+/// How one check came out.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Level {
+    Ok,
+    Warn,
+    Error,
+}
+
+#[derive(Default)]
+struct Checks {
+    lines: Vec<(Level, String)>,
+}
+
+impl Checks {
+    fn push(&mut self, level: Level, text: impl Into<String>) {
+        self.lines.push((level, text.into()));
+    }
+
+    fn render(&self) -> String {
+        let mut out = String::new();
+        for (level, text) in &self.lines {
+            let tag = match level {
+                Level::Ok => "ok   ",
+                Level::Warn => "warn ",
+                Level::Error => "error",
+            };
+            out.push_str(&format!("{tag} {text}\n"));
+        }
+        let errors = self
+            .lines
+            .iter()
+            .filter(|(l, _)| *l == Level::Error)
+            .count();
+        let warnings = self.lines.iter().filter(|(l, _)| *l == Level::Warn).count();
+        out.push_str(&format!("{errors} errors, {warnings} warnings\n"));
+        out
+    }
+
+    fn failed(&self) -> bool {
+        self.lines.iter().any(|(l, _)| *l == Level::Error)
+    }
+}
+
+pub fn run(cfg: &Resolved, env: &Env) -> Result<u8> {
+    let mut c = Checks::default();
+    if cfg.paths.config_file.exists() {
+        c.push(
+            Level::Ok,
+            format!("config {}", cfg.paths.config_file.display()),
+        );
+    } else {
+        c.push(
+            Level::Ok,
+            format!(
+                "config {} (absent: defaults)",
+                cfg.paths.config_file.display()
+            ),
+        );
+    }
+    check_provider(&mut c, cfg, env);
+    check_vaults(&mut c, cfg);
+    check_state(&mut c, cfg);
+    check_memory(&mut c, &cfg.memory_file, cfg.config.memory.max_bytes);
+    match Prompt::load(&cfg.paths.prompt_file) {
+        Ok(p) => c.push(
+            Level::Ok,
+            format!("{}, categories: {}", p.describe(), p.categories.join(", ")),
+        ),
+        Err(e) => c.push(Level::Error, format!("{e:#}")),
+    }
+    print(&c.render())?;
+    Ok(if c.failed() { EXIT_FAILED } else { EXIT_OK })
+}
+
+fn check_provider(c: &mut Checks, cfg: &Resolved, env: &Env) {
+    let llm = &cfg.llm;
+    let name = provider_name(llm.kind);
+    let level = if llm.kind == ProviderKind::Builtin
+        && cfg.provider_reason == crate::config::ProviderReason::Fallback
+    {
+        Level::Warn
+    } else {
+        Level::Ok
+    };
+    c.push(
+        level,
+        format!(
+            "provider {name}, model {} ({})",
+            llm.model, cfg.provider_reason
+        ),
+    );
+    match llm.kind {
+        ProviderKind::Anthropic | ProviderKind::OpenAi => {
+            let key = if llm.kind == ProviderKind::Anthropic {
+                "ANTHROPIC_API_KEY"
+            } else {
+                "OPENAI_API_KEY"
+            };
+            let key_state = if llm.api_key.is_some() {
+                "set"
+            } else {
+                "not set (fine for a local server)"
+            };
+            c.push(
+                Level::Ok,
+                format!("endpoint {}, {key} {key_state}", llm.base_url),
+            );
+        }
+        ProviderKind::ClaudeCli => {
+            let path = env.var("PATH").unwrap_or_default();
+            match claude_cli::find_program("claude", path.as_ref()) {
+                Some(p) => c.push(Level::Ok, format!("claude CLI {}", p.display())),
+                None => c.push(Level::Error, "the claude CLI was not found on PATH: install Claude Code or choose another provider"),
+            }
+        }
+        ProviderKind::Builtin => {}
+    }
+}
+
+fn check_vaults(c: &mut Checks, cfg: &Resolved) {
+    if cfg.vaults_dir.is_none() && cfg.vaults.is_empty() {
+        c.push(
+            Level::Error,
+            "no vaults: set VAULTS_DIR, or vaults_dir / vaults in the config file",
+        );
+        return;
+    }
+    let found = vault::discover(cfg.vaults_dir.as_deref(), &cfg.vaults);
+    if found.is_empty() {
+        let dir = cfg
+            .vaults_dir
+            .as_ref()
+            .map(|d| d.display().to_string())
+            .unwrap_or_default();
+        c.push(
+            Level::Warn,
+            format!("no vault under {dir}: a vault is a directory with a CLAUDE.md"),
+        );
+    }
+    for v in found {
+        match v {
+            Ok(v) => match vault::transcripts(&v) {
+                Ok(t) => c.push(
+                    Level::Ok,
+                    format!(
+                        "vault {}: {} transcript{} in {}",
+                        v.name,
+                        t.len(),
+                        if t.len() == 1 { "" } else { "s" },
+                        v.chats_dir().display()
+                    ),
+                ),
+                Err(e) => c.push(
+                    Level::Error,
+                    format!(
+                        "vault {}: cannot list {}: {e}",
+                        v.name,
+                        v.chats_dir().display()
+                    ),
+                ),
+            },
+            Err(e) => c.push(Level::Error, e.to_string()),
+        }
+    }
+}
+
+fn check_state(c: &mut Checks, cfg: &Resolved) {
+    let ledger = cfg.paths.ledger();
+    if !ledger.exists() {
+        c.push(
+            Level::Ok,
+            format!("ledger {} (created by the first run)", ledger.display()),
+        );
+        return;
+    }
+    match Ledger::scratch_copy(&ledger).and_then(|l| Ok((l.transcript_count()?, l.last_run()?))) {
+        Ok((n, last)) => c.push(
+            Level::Ok,
+            format!(
+                "ledger {}: {n} transcripts, last run {}",
+                ledger.display(),
+                last.map_or_else(|| "never".to_owned(), |(at, _)| at)
+            ),
+        ),
+        Err(e) => c.push(Level::Error, format!("{e:#}")),
+    }
+}
+
+fn check_memory(c: &mut Checks, path: &Path, max_bytes: usize) {
+    match std::fs::read_to_string(path) {
+        Ok(text) => {
+            if text.starts_with("---") {
+                c.push(
+                    Level::Warn,
+                    format!("{} starts with YAML frontmatter: Claude Code skips a rule file with `paths:`", path.display()),
+                );
+            }
+            let level = if text.len() > max_bytes {
+                Level::Warn
+            } else {
+                Level::Ok
+            };
+            c.push(
+                level,
+                format!(
+                    "memory {} ({} of {max_bytes} bytes)",
+                    path.display(),
+                    text.len()
+                ),
+            );
+        }
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            c.push(
+                Level::Ok,
+                format!("memory {} (not written yet)", path.display()),
+            );
+        }
+        Err(e) => c.push(Level::Error, format!("memory {}: {e}", path.display())),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn frontmatter_and_oversize_memory_warn() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("memory.md");
+        std::fs::write(&path, "---\npaths: x\n---\n# Memory\n").unwrap();
+        let mut c = Checks::default();
+        check_memory(&mut c, &path, 10);
+        let levels: Vec<Level> = c.lines.iter().map(|(l, _)| *l).collect();
+        assert_eq!(levels, [Level::Warn, Level::Warn]);
+        assert!(!c.failed());
+        assert!(c.render().ends_with("0 errors, 2 warnings\n"));
+    }
+}
