@@ -4,16 +4,26 @@
 //! these tests pin what a user and their scripts see: files, exit codes, the JSON report.
 
 mod badfiles;
+mod budget;
 mod builtin;
 mod cap;
+mod chunking;
+mod claude_cli;
 mod config;
 mod dry_run;
 mod extract;
 mod fence;
+mod injection;
+mod kill;
+mod known_facts;
+mod legacy;
 mod llm_faults;
 mod lock;
 mod memory_show;
 mod merge;
 mod openai;
+mod openai_faults;
 mod prompt;
+mod report;
+mod secrets;
 mod support;

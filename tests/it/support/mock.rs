@@ -1,7 +1,7 @@
 //! A loopback mock of the two LLM wire formats memloop speaks: Anthropic's
 //! `POST /v1/messages` and OpenAI's `POST /v1/chat/completions`. A test scripts what the
-//! "model" answers (a FIFO of [`Reply`] values, then a default) and reads back every
-//! request it received.
+//! "model" answers (standing rules keyed on the request, then a FIFO of [`Reply`] values,
+//! then a default) and reads back every request it received.
 //!
 //! By default it echoes: the facts it returns are the transcript's own
 //! `remember: <Category> | <global|vault> | <text> [| replaces: <old>]` lines, so a fixture
@@ -171,7 +171,12 @@ struct Shared {
     serial: AtomicU64,
 }
 
+/// A test's predicate over a received request, for [`Mock::when`].
+type Matcher = Box<dyn Fn(&Recorded) -> bool + Send>;
+
 struct Script {
+    /// Tried in order before the queue; never used up.
+    rules: Vec<(Matcher, Reply)>,
     queue: VecDeque<Reply>,
     default: Reply,
     latency: Duration,
@@ -188,6 +193,7 @@ impl Mock {
         let addr = listener.local_addr().expect("mock listener address");
         let shared = Arc::new(Shared {
             script: Mutex::new(Script {
+                rules: Vec::new(),
                 queue: VecDeque::new(),
                 default: Reply::Echo,
                 latency: Duration::ZERO,
@@ -215,6 +221,16 @@ impl Mock {
     /// Queues a reply; queued replies are used in order before the default.
     pub fn push(&self, reply: Reply) {
         lock(&self.shared.script).queue.push_back(reply);
+    }
+
+    /// Answers every request that `matches` with `reply`, ahead of the queue and the
+    /// default, for as long as the mock runs; rules are tried in the order they were added.
+    /// For a server whose answer depends on what was sent (a 400 to any request that
+    /// carries `response_format`). A matched request leaves the queue as it was.
+    pub fn when(&self, matches: impl Fn(&Recorded) -> bool + Send + 'static, reply: Reply) {
+        lock(&self.shared.script)
+            .rules
+            .push((Box::new(matches), reply));
     }
 
     /// The reply used once the queue is empty (initially [`Reply::Echo`]).
@@ -286,9 +302,13 @@ fn handle(stream: TcpStream, shared: &Shared) {
     let body = request.json();
     let scripted = endpoint.map(|_| {
         let mut script = lock(&shared.script);
-        let reply = script
-            .queue
-            .pop_front()
+        let ruled = script
+            .rules
+            .iter()
+            .find(|(matches, _)| matches(&request))
+            .map(|(_, reply)| reply.clone());
+        let reply = ruled
+            .or_else(|| script.queue.pop_front())
             .unwrap_or_else(|| script.default.clone());
         (reply, script.latency)
     });
@@ -641,6 +661,23 @@ pub fn openai_completion(content: &str) -> String {
     openai_envelope(&json!({"model": "mock-model"}), 0, &message, "stop")
 }
 
+/// An Anthropic `message` body whose forced tool call carries `input` (such as
+/// `{"facts": [...]}`) and whose usage reports these token counts, for [`Reply::Raw`].
+pub fn anthropic_tool_use(input: &Value, input_tokens: u64, output_tokens: u64) -> String {
+    json!({
+        "id": "msg_mock_raw",
+        "type": "message",
+        "role": "assistant",
+        "model": "claude-haiku-4-5",
+        "content": [{"type": "tool_use", "id": "toolu_mock_raw", "name": DEFAULT_TOOL,
+                     "input": input}],
+        "stop_reason": "tool_use",
+        "stop_sequence": null,
+        "usage": {"input_tokens": input_tokens, "output_tokens": output_tokens},
+    })
+    .to_string()
+}
+
 fn anthropic_error(kind: &str, message: &str) -> String {
     json!({"type": "error", "error": {"type": kind, "message": message}}).to_string()
 }
@@ -902,6 +939,38 @@ mod tests {
         let (status, _, _) = send(&mock, "/v1/messages", &anthropic_request(TRANSCRIPT));
         assert_eq!(status, "HTTP/1.1 200 OK");
         assert!(started.elapsed() >= Duration::from_millis(200));
+    }
+
+    #[test]
+    fn rules_answer_matching_requests_before_the_queue_and_stay() {
+        let mock = Mock::start();
+        mock.when(
+            |r| !r.json()["response_format"].is_null(),
+            Reply::openai_bad_request("response_format is not supported"),
+        );
+        mock.when(|r| r.user_text().contains("tea"), Reply::server_error());
+        mock.push(Reply::overloaded());
+        let tools = json!({
+            "model": "gpt-4o-mini",
+            "messages": [{"role": "user", "content": "nothing"}],
+            "tools": [{"type": "function", "function": {"name": "record_facts", "parameters": {}}}],
+        })
+        .to_string();
+
+        for _ in 0..2 {
+            let (status, _, _) = send(&mock, "/v1/chat/completions", &openai_request(TRANSCRIPT));
+            assert_eq!(status, "HTTP/1.1 400 Bad Request", "the first rule wins");
+        }
+        let (status, _, _) = send(&mock, "/v1/messages", &anthropic_request(TRANSCRIPT));
+        assert_eq!(status, "HTTP/1.1 500 Internal Server Error");
+        let (status, _, _) = send(&mock, "/v1/chat/completions", &tools);
+        assert_eq!(
+            status, "HTTP/1.1 529 Overloaded",
+            "the queue was left alone"
+        );
+        let (status, _, _) = send(&mock, "/v1/chat/completions", &tools);
+        assert_eq!(status, "HTTP/1.1 200 OK");
+        assert_eq!(mock.count(), 5);
     }
 
     #[test]

@@ -118,10 +118,17 @@ impl TestEnv {
     /// The real `memloop` binary with a cleared environment: only PATH, the sandbox's HOME,
     /// XDG dirs and `VAULTS_DIR`, `NO_COLOR=1` and a 10 ms retry base.
     pub fn cmd(&self) -> Command {
-        let mut cmd = assert_cmd::cargo::cargo_bin_cmd!("memloop");
+        let mut cmd = Command::from_std(self.process());
+        cmd.timeout(COMMAND_TIMEOUT);
+        cmd
+    }
+
+    /// [`Self::cmd`] as a plain `std::process::Command`, for a test that spawns the binary
+    /// and acts on it while it runs (kills it). The caller bounds every wait.
+    pub fn process(&self) -> std::process::Command {
+        let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_memloop"));
         cmd.env_clear()
             .current_dir(&self.root)
-            .timeout(COMMAND_TIMEOUT)
             .env("HOME", self.home())
             .env("XDG_CONFIG_HOME", self.home().join(".config"))
             .env("XDG_STATE_HOME", self.home().join(".local/state"))
@@ -137,9 +144,15 @@ impl TestEnv {
     /// `memloop extract --json ARGS` against the mock's Anthropic endpoint; asserts the
     /// exit code and returns the report.
     pub fn extract(&self, mock: &Mock, args: &[&str], code: i32) -> Value {
+        self.extract_via(&anthropic(mock), args, code)
+    }
+
+    /// `memloop extract --json ARGS` with these provider variables (see [`anthropic`],
+    /// [`openai`]); asserts the exit code and returns the report.
+    pub fn extract_via(&self, provider: &[(&str, String)], args: &[&str], code: i32) -> Value {
         let assert = self
             .cmd()
-            .envs(anthropic(mock))
+            .envs(provider.iter().map(|(k, v)| (*k, v)))
             .args(["extract", "--json"])
             .args(args)
             .assert()
@@ -426,6 +439,19 @@ pub fn sent_with(mock: &Mock, needle: &str) -> usize {
         .count()
 }
 
+/// The requests whose fenced transcript mentions `needle`: unlike [`sent_with`], a fact
+/// listed among the known facts before the transcript does not count.
+pub fn transcript_sent_with(mock: &Mock, needle: &str) -> usize {
+    mock.requests()
+        .iter()
+        .filter(|r| {
+            r.user_text()
+                .split_once("<transcript")
+                .is_some_and(|(_, fenced)| fenced.contains(needle))
+        })
+        .count()
+}
+
 /// A Memory Loop transcript with one user turn holding `user` and a short answer.
 pub fn transcript(date: &str, time: &str, title: &str, user: &str) -> String {
     format!(
@@ -437,12 +463,17 @@ pub fn transcript(date: &str, time: &str, title: &str, user: &str) -> String {
 }
 
 fn backdate(path: &Path) {
+    set_age(path, BACKDATE);
+}
+
+/// Sets a file's mtime to `age` ago, so tests can order transcripts by age.
+pub fn set_age(path: &Path, age: Duration) {
     let file = File::options()
         .write(true)
         .open(path)
-        .unwrap_or_else(|e| panic!("open {} to backdate: {e}", path.display()));
-    file.set_modified(SystemTime::now() - BACKDATE)
-        .unwrap_or_else(|e| panic!("backdate {}: {e}", path.display()));
+        .unwrap_or_else(|e| panic!("open {} to set its mtime: {e}", path.display()));
+    file.set_modified(SystemTime::now() - age)
+        .unwrap_or_else(|e| panic!("set the mtime of {}: {e}", path.display()));
 }
 
 fn copy_dir(from: &Path, to: &Path) {

@@ -1,0 +1,86 @@
+//! `[llm] max_transcripts_per_run`: a run sends at most that many transcripts, the oldest
+//! (by mtime, not by name) first; the rest are reported as deferred and go first next run.
+
+use std::time::Duration;
+
+use serde_json::json;
+
+use crate::support::mock::Mock;
+use crate::support::{TestEnv, set_age, transcript, transcript_sent_with};
+
+/// (file name, hours old, fact): names sort differently from ages on purpose.
+const TRANSCRIPTS: [(&str, u64, &str); 5] = [
+    ("2025-07-01-0900-a.md", 4, "Grows tomatoes on the balcony."),
+    ("2025-07-02-0900-b.md", 2, "Sings in a community choir."),
+    ("2025-07-03-0900-c.md", 5, "Collects vintage fountain pens."),
+    (
+        "2025-07-04-0900-d.md",
+        1,
+        "Swims in the lake every morning.",
+    ),
+    ("2025-07-05-0900-e.md", 3, "Repairs old radios as a hobby."),
+];
+
+fn fact(name_letter: char) -> &'static str {
+    TRANSCRIPTS
+        .iter()
+        .find(|(name, _, _)| name.ends_with(&format!("-{name_letter}.md")))
+        .map(|(_, _, fact)| *fact)
+        .expect("a known transcript")
+}
+
+/// How many of `facts` the mock has been sent, each at most once.
+fn sent(mock: &Mock, facts: &[&str]) -> Vec<usize> {
+    facts
+        .iter()
+        .map(|f| transcript_sent_with(mock, f))
+        .collect()
+}
+
+#[test]
+fn the_per_run_budget_takes_the_oldest_first_and_defers_the_rest() {
+    let env = TestEnv::new();
+    env.create_vault("gamma");
+    env.config("[llm]\nmax_transcripts_per_run = 2\n");
+    for (name, hours, fact) in TRANSCRIPTS {
+        let path = env.add_transcript(
+            "gamma",
+            name,
+            &transcript(
+                "2025-07-01",
+                "09:00",
+                name,
+                &format!("remember: Patterns | global | {fact}"),
+            ),
+        );
+        set_age(&path, Duration::from_secs(hours * 3600));
+    }
+    let mock = Mock::start();
+    // Oldest first: c (5 h), a (4 h), e (3 h), b (2 h), d (1 h).
+    let order = [fact('c'), fact('a'), fact('e'), fact('b'), fact('d')];
+
+    let report = env.extract(&mock, &[], 0);
+
+    assert_eq!(mock.count(), 2);
+    assert_eq!(
+        report["transcripts"],
+        json!({"found": 5, "unchanged": 0, "waiting": 0, "deferred": 3, "processed": 2, "failed": 0})
+    );
+    assert_eq!(sent(&mock, &order), [1, 1, 0, 0, 0]);
+
+    let report = env.extract(&mock, &[], 0);
+
+    assert_eq!(mock.count(), 4);
+    assert_eq!(
+        report["transcripts"],
+        json!({"found": 5, "unchanged": 2, "waiting": 0, "deferred": 1, "processed": 2, "failed": 0})
+    );
+    assert_eq!(sent(&mock, &order), [1, 1, 1, 1, 0]);
+
+    let report = env.extract(&mock, &[], 0);
+
+    assert_eq!(mock.count(), 5);
+    assert_eq!(report["transcripts"]["deferred"], 0);
+    assert_eq!(report["transcripts"]["processed"], 1);
+    assert_eq!(sent(&mock, &order), [1, 1, 1, 1, 1]);
+}

@@ -1,0 +1,109 @@
+//! A run killed mid-way keeps its finished work: each transcript's facts are written and
+//! the transcript marked done as it finishes, so after a SIGKILL memory.md holds the
+//! finished transcripts' facts, the next run sends only the unfinished ones, and in the end
+//! every fact is in memory.md exactly once.
+
+use std::process::Stdio;
+use std::thread;
+use std::time::{Duration, Instant};
+
+use crate::support::mock::Mock;
+use crate::support::{TestEnv, anthropic, bullets, set_age, transcript, transcript_sent_with};
+
+/// One fact per transcript, oldest transcript first (the order a run takes them in).
+const FACTS: [&str; 6] = [
+    "Keeps bees on the allotment.",
+    "Plays the cello on weekends.",
+    "Reads Japanese at an intermediate level.",
+    "Commutes by bicycle all year.",
+    "Brews coffee with an AeroPress.",
+    "Fires pottery in a small kiln at home.",
+];
+
+/// How many requests must have arrived before the kill: the ones before the last are
+/// answered and committed, because with `concurrency = 1` the next request is only sent
+/// after the previous transcript was committed.
+const KILL_AT: usize = 3;
+const LATENCY: Duration = Duration::from_millis(300);
+const WAIT_LIMIT: Duration = Duration::from_secs(10);
+
+#[test]
+fn a_killed_run_keeps_its_finished_transcripts_and_the_next_run_does_the_rest() {
+    let env = TestEnv::new();
+    env.create_vault("gamma");
+    env.config("[llm]\nconcurrency = 1\n");
+    for (i, fact) in FACTS.iter().enumerate() {
+        let day = 11 + i;
+        let path = env.add_transcript(
+            "gamma",
+            &format!("2025-07-{day}-0900-t{i}.md"),
+            &transcript(
+                &format!("2025-07-{day}"),
+                "09:00",
+                &format!("T{i}"),
+                &format!("remember: Patterns | global | {fact}"),
+            ),
+        );
+        set_age(&path, Duration::from_secs(3600 * (10 - i as u64)));
+    }
+    let mock = Mock::start();
+    mock.set_latency(LATENCY);
+
+    let mut child = env
+        .process()
+        .envs(anthropic(&mock))
+        .args(["extract", "--json"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("spawn memloop");
+    let deadline = Instant::now() + WAIT_LIMIT;
+    while mock.count() < KILL_AT || !env.memory_path().exists() {
+        let exited = child.try_wait().expect("poll memloop");
+        if exited.is_some() || Instant::now() > deadline {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!(
+                "memloop {} before {KILL_AT} requests ({} seen)",
+                if exited.is_some() {
+                    "exited"
+                } else {
+                    "timed out"
+                },
+                mock.count()
+            );
+        }
+        thread::sleep(Duration::from_millis(5));
+    }
+    child.kill().expect("kill memloop");
+    child.wait().expect("reap memloop");
+
+    let finished = KILL_AT - 1;
+    let mut kept = bullets(&env.memory());
+    kept.sort();
+    let mut expected: Vec<&str> = FACTS[..finished].to_vec();
+    expected.sort_unstable();
+    assert_eq!(kept, expected, "the finished transcripts' facts, no others");
+
+    mock.set_latency(Duration::ZERO);
+    let before = mock.count();
+    let report = env.extract(&mock, &[], 0);
+
+    assert_eq!(
+        mock.count() - before,
+        FACTS.len() - finished,
+        "only the unfinished transcripts are sent"
+    );
+    assert_eq!(report["transcripts"]["unchanged"], finished);
+    assert_eq!(report["transcripts"]["processed"], FACTS.len() - finished);
+    for (i, fact) in FACTS.iter().enumerate() {
+        // The transcript in flight at the kill was sent by both runs.
+        let expected = if i == finished { 2 } else { 1 };
+        assert_eq!(transcript_sent_with(&mock, fact), expected, "{fact}");
+    }
+    let mut memory = bullets(&env.memory());
+    memory.sort();
+    let mut all = FACTS.to_vec();
+    all.sort_unstable();
+    assert_eq!(memory, all, "every fact exactly once");
+}

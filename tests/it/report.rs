@@ -1,0 +1,154 @@
+//! What a run reports about the LLM: tokens summed from the provider's usage fields, a cost
+//! estimate for a model with known prices and none (`null`) for an unknown local model,
+//! and `memloop status --json` naming the provider `auto` picked and why.
+
+use serde_json::{Value, json};
+
+use crate::support::mock::{Mock, Reply, anthropic_tool_use};
+use crate::support::{TestEnv, report};
+
+#[test]
+fn tokens_are_summed_from_usage_and_priced_for_claude_haiku() {
+    let env = TestEnv::with_fixtures();
+    let mock = Mock::start();
+    let usages = [(1200, 30), (2500, 45), (800, 5)];
+    for (input, output) in usages {
+        mock.push(Reply::Raw(anthropic_tool_use(
+            &json!({"facts": []}),
+            input,
+            output,
+        )));
+    }
+
+    let run = env.extract(&mock, &[], 0);
+
+    assert_eq!(mock.count(), 3);
+    assert_eq!(run["model"], "claude-haiku-4-5");
+    assert_eq!(run["tokens"], json!({"input": 4500, "output": 80}));
+    // claude-haiku-4-5: $1 per million input tokens, $5 per million output tokens.
+    let expected = (4500.0 * 1.0 + 80.0 * 5.0) / 1_000_000.0;
+    let cost = run["cost_usd"].as_f64().expect("cost_usd is a number");
+    assert!((cost - expected).abs() < 1e-12, "{cost} != {expected}");
+}
+
+#[test]
+fn an_unknown_local_model_has_tokens_but_no_cost() {
+    let env = TestEnv::with_fixtures();
+    let mock = Mock::start();
+
+    let output = env
+        .cmd()
+        .env("OPENAI_BASE_URL", format!("{}/v1", mock.url()))
+        .env("MEMLOOP_MODEL", "llama3.2:3b")
+        .args(["extract", "--json"])
+        .assert()
+        .code(0);
+
+    let run = report(output.get_output());
+    assert_eq!(run["provider"], "openai");
+    assert_eq!(run["model"], "llama3.2:3b");
+    assert_eq!(run["tokens"], json!({"input": 300, "output": 60}));
+    assert_eq!(run["cost_usd"], Value::Null, "{run}");
+    assert!(
+        run.as_object().is_some_and(|o| o.contains_key("cost_usd")),
+        "the key is present, as null"
+    );
+    for request in mock.requests() {
+        assert_eq!(request.json()["model"], "llama3.2:3b");
+    }
+}
+
+/// One `memloop status` setup and what it must say.
+struct Case {
+    vars: &'static [(&'static str, &'static str)],
+    config: Option<&'static str>,
+    provider: &'static str,
+    reason: &'static str,
+}
+
+#[test]
+fn status_json_names_the_provider_and_why() {
+    let cases = [
+        Case {
+            vars: &[("ANTHROPIC_API_KEY", "k-anthropic")],
+            config: None,
+            provider: "anthropic",
+            reason: "auto: ANTHROPIC_API_KEY is set",
+        },
+        Case {
+            vars: &[
+                ("ANTHROPIC_API_KEY", "k-anthropic"),
+                ("OPENAI_API_KEY", "k-openai"),
+            ],
+            config: None,
+            provider: "anthropic",
+            reason: "auto: ANTHROPIC_API_KEY is set",
+        },
+        Case {
+            vars: &[("OPENAI_API_KEY", "k-openai")],
+            config: None,
+            provider: "openai",
+            reason: "auto: OPENAI_API_KEY is set",
+        },
+        Case {
+            vars: &[("OPENAI_BASE_URL", "http://127.0.0.1:11434/v1")],
+            config: None,
+            provider: "openai",
+            reason: "auto: OPENAI_BASE_URL is set",
+        },
+        Case {
+            vars: &[
+                ("MEMLOOP_PROVIDER", "builtin"),
+                ("ANTHROPIC_API_KEY", "k-anthropic"),
+            ],
+            config: None,
+            provider: "builtin",
+            reason: "chosen by MEMLOOP_PROVIDER",
+        },
+        Case {
+            vars: &[("OPENAI_API_KEY", "k-openai")],
+            config: Some("[llm]\nprovider = \"builtin\"\n"),
+            provider: "builtin",
+            reason: "chosen by the config file",
+        },
+    ];
+    for Case {
+        vars,
+        config,
+        provider,
+        reason,
+    } in cases
+    {
+        let env = TestEnv::new();
+        if let Some(toml) = config {
+            env.config(toml);
+        }
+
+        let output = env
+            .cmd()
+            .envs(vars.iter().copied())
+            .args(["status", "--json"])
+            .assert()
+            .code(0);
+
+        let stdout = String::from_utf8_lossy(&output.get_output().stdout).into_owned();
+        let status = report(output.get_output());
+        assert_eq!(status["provider"], provider, "{vars:?}: {status}");
+        assert_eq!(status["provider_reason"], reason, "{vars:?}: {status}");
+        if provider == "anthropic" {
+            assert_eq!(status["model"], "claude-haiku-4-5", "the default model");
+        }
+        for (_, value) in vars.iter().filter(|(k, _)| k.ends_with("_KEY")) {
+            assert!(!stdout.contains(value), "a key is never shown: {stdout}");
+        }
+    }
+
+    let env = TestEnv::new();
+    let output = env.cmd().args(["status", "--json"]).assert().code(0);
+    let status = report(output.get_output());
+    assert_eq!(status["provider"], "builtin");
+    let reason = status["provider_reason"].as_str().unwrap_or_default();
+    for variable in ["ANTHROPIC_API_KEY", "OPENAI_API_KEY", "OPENAI_BASE_URL"] {
+        assert!(reason.contains(variable), "{reason}");
+    }
+}

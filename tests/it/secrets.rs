@@ -1,0 +1,496 @@
+//! No secret in a transcript ever leaves the machine or lands in a file memloop writes: one
+//! credential of every kind `redact` knows is planted in user turns, assistant turns, a
+//! tool-output blockquote and `remember:` lines, and a "model" that answers with raw
+//! secrets in its facts is played too. Not one secret may reach the mock's request log,
+//! memory.md, a CLAUDE.md, `memory show --json`, the run's output or the ledger's bytes.
+//!
+//! The secrets are generated at run time from fixed seeds, so no literal credential is in
+//! the source.
+
+use std::collections::BTreeSet;
+use std::fs;
+
+use serde_json::{Value, json};
+
+use crate::support::mock::{Mock, Reply, anthropic_tool_use, openai_completion};
+use crate::support::{TestEnv, anthropic, bullets, openai, read, report};
+
+/// Every kind `memloop::redact` names.
+const KINDS: [&str; 16] = [
+    "private-key",
+    "anthropic-api-key",
+    "openai-api-key",
+    "aws-access-key",
+    "aws-secret-key",
+    "github-token",
+    "gitlab-token",
+    "slack-webhook",
+    "slack-token",
+    "stripe-key",
+    "google-api-key",
+    "jwt",
+    "url-password",
+    "bearer-token",
+    "password",
+    "token",
+];
+
+const ALNUM: &str = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
+const URLSAFE: &str = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+const BASE64: &str = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+const UPPER32: &str = "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567";
+const DIGITS: &str = "0123456789";
+
+/// Marks the transcript whose answer the mock plays as a model leaking secrets.
+const LEAKY: &str = "LEAKY-MODEL-TRANSCRIPT";
+/// A clean fact, so each run is seen to write memory.md at all.
+const CLEAN: &str = "Runs the billing platform team.";
+
+/// Deterministic pseudo-random characters (an LCG), so secrets look generated.
+fn chars_from(alphabet: &str, seed: u64, n: usize) -> String {
+    let alphabet = alphabet.as_bytes();
+    let mut state = seed.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1);
+    (0..n)
+        .map(|_| {
+            state = state
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1_442_695_040_888_963_407);
+            let index = usize::try_from(state >> 33).unwrap_or(0) % alphabet.len();
+            char::from(alphabet[index])
+        })
+        .collect()
+}
+
+/// One planted secret: the sentence carrying it, the secret, and its random part (whose
+/// ends must not leak either, in case only part of the secret were redacted).
+struct Plant {
+    kind: &'static str,
+    sentence: String,
+    secret: String,
+    core: String,
+}
+
+impl Plant {
+    fn new(kind: &'static str, prefix: &str, core: String, before: &str, after: &str) -> Self {
+        let secret = format!("{prefix}{core}");
+        Self {
+            kind,
+            sentence: format!("{before}{secret}{after}"),
+            secret,
+            core,
+        }
+    }
+
+    /// Substrings that must appear nowhere: the secret and both ends of its random part.
+    fn needles(&self) -> Vec<String> {
+        let chars: Vec<char> = self.core.chars().collect();
+        let n = chars.len().min(12);
+        vec![
+            self.secret.clone(),
+            chars[..n].iter().collect(),
+            chars[chars.len() - n..].iter().collect(),
+        ]
+    }
+}
+
+fn plants() -> Vec<Plant> {
+    let pem_kind = format!("{} {}", "RSA PRIVATE", "KEY");
+    let pem_body: Vec<String> = (0..4).map(|i| chars_from(BASE64, 100 + i, 64)).collect();
+    let pem = Plant {
+        kind: "private-key",
+        sentence: format!(
+            "```\n-----BEGIN {pem_kind}-----\n{}\n-----END {pem_kind}-----\n```",
+            pem_body.join("\n")
+        ),
+        secret: pem_body.join("\n"),
+        core: pem_body.concat(),
+    };
+    let slack_hook = format!(
+        "T{}/B{}/{}",
+        chars_from(ALNUM, 8, 8),
+        chars_from(ALNUM, 9, 8),
+        chars_from(ALNUM, 10, 24)
+    );
+    let slack_token = format!(
+        "{}-{}-{}",
+        chars_from(DIGITS, 11, 12),
+        chars_from(DIGITS, 12, 13),
+        chars_from(ALNUM, 13, 24)
+    );
+    let jwt = format!(
+        "{}.{}{}.{}",
+        chars_from(URLSAFE, 14, 30),
+        "eyJ",
+        chars_from(URLSAFE, 15, 60),
+        chars_from(URLSAFE, 16, 43)
+    );
+    vec![
+        pem,
+        Plant::new(
+            "anthropic-api-key",
+            "sk-ant-api03-",
+            format!("{}AA", chars_from(URLSAFE, 1, 93)),
+            "My Anthropic key is ",
+            " for the nightly job.",
+        ),
+        Plant::new(
+            "openai-api-key",
+            "sk-proj-",
+            format!("{}Xy9", chars_from(URLSAFE, 2, 74)),
+            "I use the key ",
+            " for the billing scripts.",
+        ),
+        Plant::new(
+            "aws-access-key",
+            "AKIA",
+            chars_from(UPPER32, 3, 16),
+            "The CI user is ",
+            " in us-east-1.",
+        ),
+        Plant::new(
+            "aws-secret-key",
+            "",
+            chars_from(BASE64, 4, 40),
+            "aws_secret_access_key = ",
+            "\n",
+        ),
+        Plant::new(
+            "github-token",
+            "ghp_",
+            chars_from(ALNUM, 5, 36),
+            "Pushing with ",
+            " works now.",
+        ),
+        Plant::new(
+            "gitlab-token",
+            "gldt-",
+            chars_from(URLSAFE, 6, 24),
+            "Deploy with ",
+            " today.",
+        ),
+        Plant::new(
+            "slack-webhook",
+            "https://hooks.slack.com/services/",
+            slack_hook,
+            "Alerts post to ",
+            " every hour.",
+        ),
+        Plant::new(
+            "slack-token",
+            "xoxb-",
+            slack_token,
+            "The bot uses ",
+            " for now.",
+        ),
+        Plant::new(
+            "stripe-key",
+            "sk_live_",
+            chars_from(ALNUM, 17, 24),
+            "Billing runs on ",
+            " in production.",
+        ),
+        Plant::new(
+            "google-api-key",
+            "AIza",
+            chars_from(URLSAFE, 18, 35),
+            "Maps uses ",
+            " in the app.",
+        ),
+        Plant::new("jwt", "eyJ", jwt, "The session cookie was ", " yesterday."),
+        Plant::new(
+            "url-password",
+            "",
+            chars_from(ALNUM, 19, 16),
+            "Connect to postgres://admin:",
+            "@db.internal:5432/app please.",
+        ),
+        Plant::new(
+            "bearer-token",
+            "",
+            chars_from(ALNUM, 20, 40),
+            "Authorization: Bearer ",
+            "\n",
+        ),
+        Plant::new(
+            "password",
+            "",
+            chars_from(ALNUM, 21, 14),
+            "DB_PASSWORD=\"",
+            "\" is in the env file.",
+        ),
+        Plant::new(
+            "token",
+            "",
+            chars_from(ALNUM, 22, 32),
+            "Run the CLI with --api-key ",
+            " to list invoices.",
+        ),
+    ]
+}
+
+#[test]
+fn every_kind_is_planted_and_recognised() {
+    let plants = plants();
+    let kinds: BTreeSet<&str> = plants.iter().map(|p| p.kind).collect();
+    assert_eq!(kinds, KINDS.into_iter().collect(), "one plant per kind");
+    for plant in &plants {
+        let found = memloop::redact::scan(&plant.sentence);
+        assert_eq!(
+            found.iter().map(|(k, _)| *k).collect::<Vec<_>>(),
+            [plant.kind],
+            "{:?}",
+            plant.sentence
+        );
+        let redacted = memloop::redact::redact(&plant.sentence);
+        for needle in plant.needles() {
+            assert!(!redacted.contains(&needle), "{redacted}");
+        }
+    }
+}
+
+/// A transcript with every plant in ordinary text (user and assistant turns alternating),
+/// all of them again in a tool-output blockquote, and `remember:` lines carrying secrets.
+fn leaky_transcript(plants: &[Plant]) -> String {
+    let (mut user, mut assistant) = (Vec::new(), Vec::new());
+    for (i, plant) in plants.iter().enumerate() {
+        if i % 2 == 0 {
+            user.push(plant.sentence.clone());
+        } else {
+            assistant.push(plant.sentence.clone());
+        }
+    }
+    let tool: Vec<String> = plants
+        .iter()
+        .flat_map(|p| {
+            p.sentence
+                .lines()
+                .map(|l| format!("> {l}"))
+                .collect::<Vec<_>>()
+        })
+        .collect();
+    let by_kind = |kind: &str| {
+        plants
+            .iter()
+            .find(|p| p.kind == kind)
+            .map(|p| p.secret.clone())
+            .unwrap_or_default()
+    };
+    format!(
+        "---\ndate: 2025-07-01\ntime: \"09:00\"\nsession_id: it-secrets\ntitle: Secrets\n---\n\n\
+         # Discussion - 2025-07-01 09:00\n\n## [09:00] User\n\n{}\n\n\
+         remember: Identity | global | {CLEAN}\n\
+         remember: Preferences | global | Deploys with the key {} from the laptop.\n\
+         remember: Project Context | vault | Pushes releases with {} every Friday.\n\
+         remember: Project Context | vault | The database lives at postgres://admin:{}@db.internal:5432/app today.\n\n\
+         ## [09:01] Assistant\n\n{}\n\n> **Tool:** Bash\n{}\n\nDone.\n",
+        user.join("\n\n"),
+        by_kind("openai-api-key"),
+        by_kind("github-token"),
+        by_kind("url-password"),
+        assistant.join("\n\n"),
+        tool.join("\n"),
+    )
+}
+
+/// What the leaky "model" answers: one fact per plant quoting the sentence that carries it
+/// (a bare random string out of context is not recognisable as a secret, by anyone).
+fn leaked_facts(plants: &[Plant]) -> Value {
+    let facts: Vec<Value> = plants
+        .iter()
+        .enumerate()
+        .map(|(i, p)| {
+            json!({"category": "Preferences", "scope": if i % 2 == 0 { "global" } else { "vault" },
+                   "text": format!("Noted: {}", p.sentence.trim()), "replaces": null})
+        })
+        .collect();
+    json!({ "facts": facts })
+}
+
+fn assert_clean(place: &str, haystack: &[u8], plants: &[Plant]) {
+    for plant in plants {
+        for needle in plant.needles() {
+            assert!(
+                !haystack
+                    .windows(needle.len())
+                    .any(|w| w == needle.as_bytes()),
+                "a {} secret reached {place}",
+                plant.kind
+            );
+        }
+    }
+}
+
+fn files_in(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
+    fs::read_dir(dir)
+        .map(|entries| entries.filter_map(|e| Some(e.ok()?.path())).collect())
+        .unwrap_or_default()
+}
+
+/// Runs one extraction of the leaky transcript through `provider` and checks every place a
+/// secret could end up.
+fn assert_no_secret_escapes(provider: &str) {
+    let env = TestEnv::new();
+    env.create_vault("gamma");
+    let plants = plants();
+    env.add_transcript(
+        "gamma",
+        "2025-07-01-0900-secrets.md",
+        &leaky_transcript(&plants),
+    );
+    env.add_transcript(
+        "gamma",
+        "2025-07-02-0900-leaky-model.md",
+        &format!("## [09:00] User\n\n{LEAKY}: nothing to remember here.\n"),
+    );
+    let mock = Mock::start();
+    let leaked = leaked_facts(&plants);
+    let answer = if provider == "anthropic" {
+        anthropic_tool_use(&leaked, 100, 20)
+    } else {
+        openai_completion(&leaked.to_string())
+    };
+    mock.when(|r| r.user_text().contains(LEAKY), Reply::Raw(answer));
+    let vars = if provider == "anthropic" {
+        anthropic(&mock)
+    } else {
+        openai(&mock)
+    };
+
+    let output = env
+        .cmd()
+        .envs(vars)
+        .args(["extract", "--json"])
+        .assert()
+        .code(0);
+
+    let output = output.get_output();
+    let run = report(output);
+    assert_eq!(run["transcripts"]["processed"], 2, "{run}");
+    let requests = mock.requests();
+    assert_eq!(requests.len(), 2);
+    let sent = requests
+        .iter()
+        .find(|r| !r.user_text().contains(LEAKY))
+        .expect("the secrets transcript was sent");
+    for kind in KINDS {
+        assert!(
+            sent.user_text().contains(&format!("[REDACTED:{kind}]")),
+            "{provider}: no [REDACTED:{kind}] in the request"
+        );
+    }
+    for request in &requests {
+        assert_clean("a request body", request.body.as_bytes(), &plants);
+        assert_clean("a request's text", request.user_text().as_bytes(), &plants);
+    }
+    assert_clean("stdout", &output.stdout, &plants);
+    assert_clean("stderr", &output.stderr, &plants);
+
+    let memory = env.memory();
+    assert!(bullets(&memory).iter().any(|b| b == CLEAN), "{memory}");
+    assert_clean("memory.md", memory.as_bytes(), &plants);
+    assert_clean(
+        "CLAUDE.md",
+        read(&env.claude_md("gamma")).as_bytes(),
+        &plants,
+    );
+    let show = env
+        .cmd()
+        .args(["memory", "show", "--json", "--archived"])
+        .assert()
+        .code(0);
+    let show = &show.get_output().stdout;
+    assert!(
+        String::from_utf8_lossy(show).contains(CLEAN),
+        "memory show lists the facts"
+    );
+    assert_clean("memory show --json", show, &plants);
+    let state = files_in(&env.state_dir());
+    assert!(
+        state.iter().any(|p| p.ends_with("ledger.sqlite3")),
+        "{state:?}"
+    );
+    for file in state {
+        let bytes = fs::read(&file).unwrap_or_default();
+        assert_clean(&file.display().to_string(), &bytes, &plants);
+    }
+}
+
+#[test]
+fn no_secret_reaches_the_anthropic_request_or_any_file() {
+    assert_no_secret_escapes("anthropic");
+}
+
+#[test]
+fn no_secret_reaches_the_openai_request_or_any_file() {
+    assert_no_secret_escapes("openai");
+}
+
+#[test]
+fn the_builtin_extractor_writes_no_secret() {
+    let env = TestEnv::new();
+    env.create_vault("gamma");
+    let plants = plants();
+    // First-person sentences of the kind the builtin turns into facts: a secret that is
+    // recognisable on its own as the object, else the plant's sentence that gives it away.
+    let sentences: Vec<String> = plants
+        .iter()
+        .filter(|p| !p.sentence.trim().contains('\n'))
+        .map(|p| {
+            let object = if memloop::redact::scan(&p.secret).is_empty() {
+                p.sentence.trim().trim_end_matches('.')
+            } else {
+                p.secret.as_str()
+            };
+            format!("I always use {object} for the billing work.")
+        })
+        .chain(["I'm a staff engineer at Acme.".to_owned()])
+        .collect();
+    let categories = [
+        "Identity",
+        "Goals",
+        "Preferences",
+        "Project Context",
+        "Patterns",
+    ]
+    .map(String::from)
+    .to_vec();
+    let raw: Vec<&str> = sentences.iter().map(String::as_str).collect();
+    let unredacted = memloop::llm::builtin::extract(&raw, &categories);
+    let would_leak = plants
+        .iter()
+        .filter(|p| unredacted.iter().any(|f| f.text.contains(&p.secret)))
+        .count();
+    assert!(
+        would_leak >= 10,
+        "unredacted, the builtin would keep the secrets ({would_leak}): the test has teeth"
+    );
+    env.add_transcript(
+        "gamma",
+        "2025-07-03-0900-builtin.md",
+        &crate::support::transcript("2025-07-03", "09:00", "Keys", &sentences.join(" ")),
+    );
+
+    let output = env
+        .cmd()
+        .env("MEMLOOP_PROVIDER", "builtin")
+        .args(["extract", "--json"])
+        .assert()
+        .code(0);
+
+    assert_eq!(report(output.get_output())["transcripts"]["processed"], 1);
+    let memory = env.memory();
+    assert!(
+        bullets(&memory)
+            .iter()
+            .any(|b| b.contains("staff engineer at Acme")),
+        "{memory}"
+    );
+    assert_clean("memory.md", memory.as_bytes(), &plants);
+    for file in files_in(&env.state_dir()) {
+        assert_clean(
+            &file.display().to_string(),
+            &fs::read(&file).unwrap_or_default(),
+            &plants,
+        );
+    }
+}
