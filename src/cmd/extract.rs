@@ -27,7 +27,7 @@ pub fn run(cfg: &Resolved, global: &Global, args: &ExtractArgs) -> Result<u8> {
     } else {
         print(&report.to_text())?;
     }
-    Ok(if report.failures.is_empty() {
+    Ok(if report.failures.is_empty() && !report.interrupted {
         EXIT_OK
     } else {
         EXIT_FAILED

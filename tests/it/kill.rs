@@ -27,8 +27,7 @@ const KILL_AT: usize = 3;
 const LATENCY: Duration = Duration::from_millis(300);
 const WAIT_LIMIT: Duration = Duration::from_secs(10);
 
-#[test]
-fn a_killed_run_keeps_its_finished_transcripts_and_the_next_run_does_the_rest() {
+fn six_transcripts() -> TestEnv {
     let env = TestEnv::new();
     env.create_vault("gamma");
     env.config("[llm]\nconcurrency = 1\n");
@@ -46,15 +45,18 @@ fn a_killed_run_keeps_its_finished_transcripts_and_the_next_run_does_the_rest() 
         );
         set_age(&path, Duration::from_secs(3600 * (10 - i as u64)));
     }
-    let mock = Mock::start();
-    mock.set_latency(LATENCY);
+    env
+}
 
+/// Starts `memloop extract --json` against the slow mock and waits until `KILL_AT`
+/// requests have arrived and memory.md exists.
+fn start_and_wait(env: &TestEnv, mock: &Mock) -> std::process::Child {
     let mut child = env
         .process()
-        .envs(anthropic(&mock))
+        .envs(anthropic(mock))
         .args(["extract", "--json"])
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
         .spawn()
         .expect("spawn memloop");
     let deadline = Instant::now() + WAIT_LIMIT;
@@ -75,6 +77,15 @@ fn a_killed_run_keeps_its_finished_transcripts_and_the_next_run_does_the_rest() 
         }
         thread::sleep(Duration::from_millis(5));
     }
+    child
+}
+
+#[test]
+fn a_killed_run_keeps_its_finished_transcripts_and_the_next_run_does_the_rest() {
+    let env = six_transcripts();
+    let mock = Mock::start();
+    mock.set_latency(LATENCY);
+    let mut child = start_and_wait(&env, &mock);
     child.kill().expect("kill memloop");
     child.wait().expect("reap memloop");
 
@@ -106,4 +117,44 @@ fn a_killed_run_keeps_its_finished_transcripts_and_the_next_run_does_the_rest() 
     let mut all = FACTS.to_vec();
     all.sort_unstable();
     assert_eq!(memory, all, "every fact exactly once");
+}
+
+#[test]
+fn sigterm_stops_the_run_cleanly_keeping_what_it_committed() {
+    let env = six_transcripts();
+    let mock = Mock::start();
+    mock.set_latency(LATENCY);
+    let child = start_and_wait(&env, &mock);
+    let status = std::process::Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status()
+        .expect("run kill");
+    assert!(status.success());
+    let output = child.wait_with_output().expect("reap memloop");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+
+    assert_eq!(
+        output.status.code(),
+        Some(1),
+        "an interrupted run is not a success: {stderr}"
+    );
+    let report: serde_json::Value =
+        serde_json::from_slice(&output.stdout).expect("the report is still printed");
+    assert_eq!(report["interrupted"], true);
+    assert_eq!(report["transcripts"]["processed"], KILL_AT - 1);
+    assert!(stderr.contains("interrupted"), "{stderr}");
+    assert_eq!(bullets(&env.memory()).len(), KILL_AT - 1);
+    assert_eq!(
+        mock.count(),
+        KILL_AT,
+        "nothing new is sent after the signal"
+    );
+
+    mock.set_latency(Duration::ZERO);
+    let report = env.extract(&mock, &[], 0);
+    assert_eq!(
+        report["transcripts"]["processed"],
+        FACTS.len() - (KILL_AT - 1)
+    );
+    assert_eq!(bullets(&env.memory()).len(), FACTS.len());
 }
