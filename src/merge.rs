@@ -416,7 +416,8 @@ impl FactIndex {
     ///
     /// A fact scores the sum, over the distinct significant tokens it shares with `text`,
     /// of `ln(1 + N / df)`: a word every fact has counts for little, a rare name for much.
-    /// Stopwords never count. Ties go to the lower id.
+    /// Stopwords never count. A fact must share at least two of its tokens (all of them
+    /// when it has fewer). Ties go to the lower id.
     pub fn related(&self, text: &str, limit: usize) -> Vec<i64> {
         if limit == 0 || self.entries.is_empty() {
             return Vec::new();
@@ -429,7 +430,7 @@ impl FactIndex {
             .collect();
         #[allow(clippy::cast_precision_loss)]
         let total = self.entries.len() as f64;
-        let mut scores: HashMap<i64, f64> = HashMap::new();
+        let mut scores: HashMap<i64, (f64, usize)> = HashMap::new();
         // Sorted query tokens make each float sum add in the same order on every run.
         for token in &query {
             let Some(ids) = self.postings.get(token) else {
@@ -438,10 +439,21 @@ impl FactIndex {
             #[allow(clippy::cast_precision_loss)]
             let weight = (1.0 + total / ids.len() as f64).ln();
             for &id in ids {
-                *scores.entry(id).or_default() += weight;
+                let score = scores.entry(id).or_default();
+                score.0 += weight;
+                score.1 += 1;
             }
         }
-        let mut ranked: Vec<(f64, i64)> = scores.into_iter().map(|(id, s)| (s, id)).collect();
+        // One shared word is chance in a long transcript: a fact must share two of its
+        // tokens (or all of them, when it has fewer) to be worth the tokens it costs.
+        let mut ranked: Vec<(f64, i64)> = scores
+            .into_iter()
+            .filter(|(id, (_, shared))| {
+                let own = self.entries.get(id).map_or(0, |e| e.shape.sorted.len());
+                *shared >= own.min(2)
+            })
+            .map(|(id, (s, _))| (s, id))
+            .collect();
         ranked.sort_unstable_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
         ranked.into_iter().take(limit).map(|(_, id)| id).collect()
     }
@@ -717,6 +729,9 @@ mod tests {
         assert!(index.related("the and of is was", 10).is_empty());
         // `prefers` is in three facts, `tabs` in one: the rare word decides.
         assert_eq!(index.related("prefers tabs", 10)[0], 4);
+        // A single shared word does not make a fact related.
+        assert!(index.related("I bought new command hooks", 10).is_empty());
+        assert_eq!(index.related("command line tools in rust", 10), vec![3]);
     }
 
     #[test]
@@ -730,8 +745,8 @@ mod tests {
                 None,
             );
         }
-        assert_eq!(index.related("builds", 10), vec![1, 3, 7, 9]);
-        assert_eq!(index.related("builds", 2), vec![1, 3]);
+        assert_eq!(index.related("tool for builds", 10), vec![1, 3, 7, 9]);
+        assert_eq!(index.related("tool for builds", 2), vec![1, 3]);
     }
 
     #[test]
