@@ -1,0 +1,469 @@
+//! The redaction rules: for each kind of secret, the keywords one of which every match
+//! contains, the pattern that finds candidates, and the check that tells a real value from
+//! a placeholder, a reference, a path or code. The order is the precedence: when two finds
+//! overlap, the earlier rule names the kind.
+//!
+//! It does not scan text or merge finds (`redact` does) and does not decide which rules
+//! run on a text (`prefilter` does).
+//!
+//! Patterns adapted from gitleaks (<https://github.com/gitleaks/gitleaks>, commit
+//! b58d3f102cf3a2c84cb7f923d05c25c9b1aed84b, `config/gitleaks.toml`), MIT licence,
+//! Copyright (c) 2019 Zachary Rice; the licence text is in `LICENSES/gitleaks-MIT.txt`.
+//! Which gitleaks rules each kind comes from: `anthropic-api-key` from `anthropic-api-key`
+//! and `anthropic-admin-api-key`; `openai-api-key` from `openai-api-key`; `aws-access-key`
+//! from `aws-access-token` (with its `EXAMPLE` allowlist); `github-token` from `github-pat`,
+//! `github-oauth`, `github-app-token`, `github-refresh-token` and `github-fine-grained-pat`;
+//! `gitlab-token` from the `gitlab-*` token rules and `gitlab-rrt`; `slack-token` from the
+//! `slack-*-token` rules; `slack-webhook` from `slack-webhook-url`; `stripe-key` from
+//! `stripe-access-token`; `google-api-key` from `gcp-api-key`; `private-key` from
+//! `private-key`; `jwt` from `jwt`; `bearer-token` from `curl-auth-header`; `password` from
+//! `curl-auth-user`, `generic-api-key` and `hashicorp-tf-password`; `token` from
+//! `generic-api-key`; the placeholder and identifier filters from those rules' allowlists.
+//! `aws-secret-key` and `url-password` are our own. The prefixes are loosened where
+//! gitleaks pins exact lengths, because a transcript often holds a key the user truncated
+//! or a newer format, and a prefix such as `ghp_` is evidence enough.
+
+use std::ops::Range;
+use std::sync::LazyLock;
+
+use regex::Regex;
+
+use super::compile;
+
+/// Decides what part of a candidate value is a secret, or that it is not one. It gets
+/// the whole text so it can look at the characters around the value (a quote before it).
+pub(super) type Accept = fn(&str, Range<usize>) -> Option<Range<usize>>;
+
+/// How a rule finds its candidates.
+enum Pattern {
+    /// A regex; the secret is the first capture group that took part, else the whole match.
+    Regex(&'static str),
+    /// A `-----BEGIN … PRIVATE KEY-----` block, which needs more than a regex when the
+    /// `END` line is missing.
+    PemBlock,
+}
+
+/// One rule as written: its kind, the lowercase keywords one of which every match
+/// contains, its pattern and its acceptance check.
+pub(super) struct Spec {
+    pub(super) kind: &'static str,
+    pub(super) keywords: &'static [&'static str],
+    pattern: Pattern,
+    pub(super) accept: Accept,
+}
+
+/// A quoted value without whitespace; the optional backslashes cover JSON that was
+/// escaped once more (`\"password\": \"…\"`).
+macro_rules! quoted_value {
+    () => {
+        r#"(?:\\?"([^"\\\s]+)\\?"|'([^'\s]+)'|`([^`\s]+)`)"#
+    };
+}
+
+/// A quoted value, or a bare one that stops at whitespace, quotes, brackets, `,;&` and
+/// backslashes (so `?token=…&page=2` keeps its next parameter).
+macro_rules! value {
+    () => {
+        concat!("(?:", quoted_value!(), r#"|([^\s"'`,;&()\[\]{}<>\\]+))"#)
+    };
+}
+
+/// `KEY = value`, `KEY: value`, `"KEY": "value"` (also `:=`, `=>`, `?=`, markdown bold).
+/// Keys are spelled out as `lower`, `Capitalised` and `UPPER` rather than with `(?i)`:
+/// that keeps the regex's literal prefilter and makes these rules about eight times faster.
+/// A colon needs a space or a quote after it, as in YAML and JSON, so `user:pass@host`
+/// and `x-access-token:…@github.com` are left to the URL rule.
+macro_rules! assignment {
+    ($keys:literal) => {
+        concat!(
+            "(?:",
+            $keys,
+            r#")\\?["']?\*{0,2}(?:[ \t]*(?::=|=>|\?=|=)[ \t]*"#,
+            value!(),
+            r"|[ \t]*:(?:\*\*)?[ \t]+",
+            value!(),
+            r"|[ \t]*:",
+            quoted_value!(),
+            ")"
+        )
+    };
+}
+
+/// The rules, most specific first: when two finds overlap, the earlier rule names the kind.
+pub(super) const SPECS: &[Spec] = &[
+    Spec {
+        kind: "private-key",
+        keywords: &["private key"],
+        pattern: Pattern::PemBlock,
+        accept: keep,
+    },
+    Spec {
+        kind: "anthropic-api-key",
+        keywords: &["sk-ant-"],
+        pattern: Pattern::Regex(r"(?-u:\b)sk-ant-[a-z]{2,10}[0-9]{2}-[A-Za-z0-9_-]{20,}"),
+        accept: keep,
+    },
+    Spec {
+        kind: "openai-api-key",
+        keywords: &["sk-"],
+        pattern: Pattern::Regex(
+            r"(?-u:\b)sk-(?:(?:proj|svcacct|admin)-[A-Za-z0-9_-]{40,}|[A-Za-z0-9]{32,})",
+        ),
+        accept: mixed_case_with_digits,
+    },
+    Spec {
+        kind: "aws-access-key",
+        keywords: &["akia", "asia", "abia", "acca", "a3t"],
+        pattern: Pattern::Regex(r"(?-u:\b)(?:A3T[A-Z0-9]|AKIA|ASIA|ABIA|ACCA)[A-Z2-7]{16}(?-u:\b)"),
+        accept: not_documentation_example,
+    },
+    Spec {
+        kind: "aws-secret-key",
+        keywords: &["secret"],
+        pattern: Pattern::Regex(
+            r#"(?:[Aa]ws_?[Ss]ecret_?(?:[Aa]ccess_?)?[Kk]ey|AWS_?SECRET_?(?:ACCESS_?)?KEY|[Ss]ecret_?[Aa]ccess_?[Kk]ey|SECRET_?ACCESS_?KEY)\\?["']?[ \t]*(?::=|=>|=|:)[ \t]*\\?["']?([A-Za-z0-9/+=]{40})(?:[^A-Za-z0-9/+=]|$)"#,
+        ),
+        accept: keep,
+    },
+    Spec {
+        kind: "github-token",
+        keywords: &["ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"],
+        pattern: Pattern::Regex(
+            r"(?-u:\b)(?:gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{22,})",
+        ),
+        accept: keep,
+    },
+    Spec {
+        kind: "gitlab-token",
+        keywords: &[
+            "glpat-",
+            "gldt-",
+            "glft-",
+            "glrt-",
+            "glsoat-",
+            "glffct-",
+            "glimt-",
+            "glptt-",
+            "gloas-",
+            "glagent-",
+            "glcbt-",
+            "gr1348941",
+        ],
+        pattern: Pattern::Regex(
+            r"(?-u:\b)(?:(?:glpat|gldt|glft|glrt|glsoat|glffct|glimt|glptt|gloas|glagent|glcbt)-[A-Za-z0-9_-]{20,}(?:\.[A-Za-z0-9_-]+)*|GR1348941[A-Za-z0-9_-]{20,})",
+        ),
+        accept: keep,
+    },
+    Spec {
+        kind: "slack-webhook",
+        keywords: &["hooks.slack.com"],
+        pattern: Pattern::Regex(
+            r"(?:https?://)?hooks\.slack\.com/(?:services|workflows|triggers)/[A-Za-z0-9+/]{20,}",
+        ),
+        accept: keep,
+    },
+    Spec {
+        kind: "slack-token",
+        keywords: &["xox", "xapp-"],
+        pattern: Pattern::Regex(
+            r"(?-u:\b)(?:xoxe\.xox[bp]-[0-9]-[A-Za-z0-9]+|(?:xox[abposre]|xapp)-[A-Za-z0-9]+(?:-[A-Za-z0-9]+)*)",
+        ),
+        accept: slack_token,
+    },
+    Spec {
+        kind: "stripe-key",
+        keywords: &["k_live_", "k_test_", "k_prod_"],
+        pattern: Pattern::Regex(r"(?-u:\b)[rs]k_(?:live|test|prod)_[A-Za-z0-9]{10,}"),
+        accept: keep,
+    },
+    Spec {
+        kind: "google-api-key",
+        keywords: &["aiza"],
+        pattern: Pattern::Regex(r"(?-u:\b)(AIza[A-Za-z0-9_-]{35})(?:[^A-Za-z0-9_-]|$)"),
+        accept: keep,
+    },
+    Spec {
+        kind: "jwt",
+        keywords: &["eyj"],
+        pattern: Pattern::Regex(
+            r"(?-u:\b)eyJ[A-Za-z0-9_-]{10,}\.ey[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]*",
+        ),
+        accept: keep,
+    },
+    Spec {
+        kind: "url-password",
+        keywords: &["://"],
+        // The password runs to the last `@` of the authority, as URL parsers read it.
+        pattern: Pattern::Regex(
+            r#"(?-u:\b)[A-Za-z][A-Za-z0-9+.-]{0,30}://[^\s:/?#@"'<>\[\]]*:([^\s/?#"'<>]+)@"#,
+        ),
+        accept: url_password,
+    },
+    Spec {
+        kind: "bearer-token",
+        keywords: &["authorization"],
+        pattern: Pattern::Regex(
+            r#"(?-u:\b)(?:[Pp]roxy-|PROXY-)?(?:[Aa]uthorization|AUTHORIZATION)\\?["']?[ \t]*[:=][ \t]*\\?["']?(?:(?i:bearer|token|basic|bot|apikey)[ \t]+)?([A-Za-z0-9._~+/=@-]+)"#,
+        ),
+        accept: token_value,
+    },
+    Spec {
+        kind: "bearer-token",
+        keywords: &["bearer"],
+        pattern: Pattern::Regex(r"(?-u:\b)(?:[Bb]earer|BEARER)[ \t]+([A-Za-z0-9._~+/=-]{16,})"),
+        accept: bare_bearer,
+    },
+    Spec {
+        kind: "password",
+        keywords: &["curl"],
+        pattern: Pattern::Regex(
+            r#"(?-u:\b)curl(?-u:\b)[^\r\n]*?[ \t](?:-u|--user)(?:=|[ \t]+)["']?[^\s:"']+:([^\s"']+)"#,
+        ),
+        accept: url_password,
+    },
+    Spec {
+        kind: "password",
+        keywords: &["pass", "pwd"],
+        pattern: Pattern::Regex(
+            r#"(?i)(?:(?m:^)|[ \t])--?(?:[a-z0-9]+-)*(?:password|passwd|pass|pwd)(?:=|[ \t]+)(?:"([^"\s]+)"|'([^'\s]+)'|([^\s"'`]+))"#,
+        ),
+        accept: password_flag,
+    },
+    Spec {
+        kind: "token",
+        keywords: &["token", "secret", "key"],
+        pattern: Pattern::Regex(
+            r#"(?i)(?:(?m:^)|[ \t])--?(?:[a-z0-9]+-)*(?:token|secret|api-?key|access-key|secret-key)(?:=|[ \t]+)(?:"([^"\s]+)"|'([^'\s]+)'|([^\s"'`]+))"#,
+        ),
+        accept: token_flag,
+    },
+    Spec {
+        kind: "password",
+        keywords: &["pass", "pwd"],
+        pattern: Pattern::Regex(assignment!(
+            "[Pp]ass(?:wd|word|phrase)|PASS(?:WD|WORD|PHRASE)|[Pp]wd|PWD|[_.-](?:[Pp]ass|PASS)"
+        )),
+        accept: password_value,
+    },
+    Spec {
+        kind: "token",
+        keywords: &["token", "secret", "key"],
+        pattern: Pattern::Regex(assignment!(
+            "[Tt]oken|TOKEN|[Ss]ecret|SECRET|(?:[Aa]pi|API|[Aa]ccess|ACCESS|[Ss]ecret|SECRET|[Pp]rivate|PRIVATE|[Aa]uth|AUTH|[Ee]ncryption|ENCRYPTION|[Ss]igning|SIGNING|[Mm]aster|MASTER|[Ll]icense|LICENSE|[Cc]lient|CLIENT|[Aa]pp|APP|[Ss]ervice|SERVICE)[_-]?(?:[Kk]ey|KEY)"
+        )),
+        accept: token_value,
+    },
+];
+
+/// The compiled `SPECS`, index for index; `None` is the private-key block finder.
+pub(super) static RULES: LazyLock<Vec<Option<Regex>>> = LazyLock::new(|| {
+    SPECS
+        .iter()
+        .map(|spec| match spec.pattern {
+            Pattern::Regex(pattern) => Some(compile(pattern)),
+            Pattern::PemBlock => None,
+        })
+        .collect()
+});
+
+fn keep(_: &str, value: Range<usize>) -> Option<Range<usize>> {
+    Some(value)
+}
+
+/// AWS documents its examples with keys ending in `EXAMPLE`; gitleaks allowlists them.
+fn not_documentation_example(text: &str, value: Range<usize>) -> Option<Range<usize>> {
+    (!text[value.clone()].ends_with("EXAMPLE")).then_some(value)
+}
+
+/// A bare `sk-` prefix is weak evidence, so the rest must look generated, not like a
+/// kebab-case name.
+fn mixed_case_with_digits(text: &str, value: Range<usize>) -> Option<Range<usize>> {
+    let s = &text[value.clone()];
+    let upper = s.bytes().any(|b| b.is_ascii_uppercase());
+    let lower = s.bytes().any(|b| b.is_ascii_lowercase());
+    let digit = s.bytes().any(|b| b.is_ascii_digit());
+    (upper && lower && digit).then_some(value)
+}
+
+/// Real Slack tokens carry numeric ids; `xoxb-your-token-here` does not.
+fn slack_token(text: &str, value: Range<usize>) -> Option<Range<usize>> {
+    let s = &text[value.clone()];
+    (s.len() >= 15 && s.bytes().any(|b| b.is_ascii_digit())).then_some(value)
+}
+
+/// `Bearer` outside a header is often prose ("bearer authentication"), so the value must
+/// hold both letters and digits.
+fn bare_bearer(text: &str, value: Range<usize>) -> Option<Range<usize>> {
+    let value = token_value(text, value)?;
+    let s = &text[value.clone()];
+    let letter = s.bytes().any(|b| b.is_ascii_alphabetic());
+    let digit = s.bytes().any(|b| b.is_ascii_digit());
+    (letter && digit).then_some(value)
+}
+
+fn url_password(text: &str, value: Range<usize>) -> Option<Range<usize>> {
+    let s = &text[value.clone()];
+    (!is_placeholder(s) && !is_reference(s)).then_some(value)
+}
+
+fn password_value(text: &str, value: Range<usize>) -> Option<Range<usize>> {
+    credential_value(text, value, &PASSWORD)
+}
+
+fn token_value(text: &str, value: Range<usize>) -> Option<Range<usize>> {
+    credential_value(text, value, &TOKEN)
+}
+
+/// After `--password`, a bare word is the password: code does not pass flags identifiers.
+fn password_flag(text: &str, value: Range<usize>) -> Option<Range<usize>> {
+    credential_value(
+        text,
+        value,
+        &Shape {
+            bare_word_ok: true,
+            ..PASSWORD
+        },
+    )
+}
+
+fn token_flag(text: &str, value: Range<usize>) -> Option<Range<usize>> {
+    credential_value(
+        text,
+        value,
+        &Shape {
+            bare_word_ok: true,
+            ..TOKEN
+        },
+    )
+}
+
+/// What a credential value must look like beyond not being a placeholder.
+struct Shape {
+    min_chars: usize,
+    /// A PIN is a password; an all-digit "token" is a count or an id.
+    digits_only_ok: bool,
+    /// Whether an unquoted value of only letters, `_`, `.` and `-` can be a secret.
+    bare_word_ok: bool,
+}
+
+const PASSWORD: Shape = Shape {
+    min_chars: 4,
+    digits_only_ok: true,
+    bare_word_ok: false,
+};
+
+const TOKEN: Shape = Shape {
+    min_chars: 8,
+    digits_only_ok: false,
+    bare_word_ok: false,
+};
+
+/// The filters of gitleaks' `generic-api-key` allowlist, applied to the value of a
+/// `key = value` assignment, a flag or a header.
+fn credential_value(text: &str, mut value: Range<usize>, shape: &Shape) -> Option<Range<usize>> {
+    let quoted = text[..value.start].ends_with(['"', '\'', '`']);
+    if !quoted {
+        // A bare value at the end of a sentence keeps its full stop.
+        while value.end > value.start && text.as_bytes()[value.end - 1] == b'.' {
+            value.end -= 1;
+        }
+    }
+    let s = &text[value.clone()];
+    let rejected = s.chars().count() < shape.min_chars
+        || s.starts_with('-')
+        || is_placeholder(s)
+        || is_reference(s)
+        || is_path(s)
+        || (!shape.digits_only_ok && s.bytes().all(|b| b.is_ascii_digit()))
+        || (!quoted && !shape.bare_word_ok && is_identifier(s))
+        || (!quoted && is_code(text, &value));
+    (!rejected).then_some(value)
+}
+
+/// An unquoted value that reads as code rather than data: `token::Paren`,
+/// `self.dot2_token`, `parenthesized!`, `localStorage.getItem(…)`, `__u32`.
+fn is_code(text: &str, value: &Range<usize>) -> bool {
+    let s = &text[value.clone()];
+    let identifier = |part: &str| {
+        part.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_')
+            && part.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_')
+    };
+    let primitive = s
+        .trim_start_matches('_')
+        .strip_prefix(['i', 'u', 'f'])
+        .is_some_and(|bits| {
+            bits == "size" || (!bits.is_empty() && bits.bytes().all(|b| b.is_ascii_digit()))
+        });
+    s.contains("::")
+        || text[value.end..].starts_with('(')
+        || s.strip_suffix('!').is_some_and(identifier)
+        || (s.contains('.') && s.split('.').all(identifier))
+        || primitive
+}
+
+/// Words and shapes that stand in for a secret in docs and examples.
+fn is_placeholder(s: &str) -> bool {
+    const WORDS: &[&str] = &[
+        "password",
+        "passwd",
+        "pass",
+        "pwd",
+        "secret",
+        "token",
+        "changeme",
+        "changeit",
+        "example",
+        "test",
+        "dummy",
+        "fake",
+        "sample",
+        "placeholder",
+        "redacted",
+        "hidden",
+        "none",
+        "null",
+        "nil",
+        "true",
+        "false",
+        "undefined",
+        "string",
+        "str",
+        "required",
+        "optional",
+    ];
+    let lower = s.to_ascii_lowercase();
+    let mut chars = s.chars();
+    let first = chars.next();
+    WORDS.contains(&lower.as_str())
+        || chars.all(|c| Some(c) == first)
+        || lower.starts_with("your")
+        || lower.contains("example")
+        || lower.contains("placeholder")
+        || lower.contains("xxxx")
+}
+
+/// A variable or template reference (`$TOKEN`, `${X}`, `$(cat f)`, `%X%`, `{{ x }}`,
+/// `<token>`), which names a secret without holding it.
+fn is_reference(s: &str) -> bool {
+    let bytes = s.as_bytes();
+    match bytes {
+        [b'$', next, ..] => next.is_ascii_alphabetic() || matches!(next, b'_' | b'{' | b'('),
+        [b'%', .., b'%'] | [b'<', .., b'>'] => true,
+        _ => s.starts_with("{{"),
+    }
+}
+
+fn is_path(s: &str) -> bool {
+    s.starts_with('/')
+        || s.starts_with("~/")
+        || s.starts_with("./")
+        || s.starts_with("../")
+        || matches!(s.as_bytes(), [drive, b':', b'\\', ..] if drive.is_ascii_alphabetic())
+}
+
+/// `self.token`, `None`, `os.environ`, `true/false`: words, not a secret (gitleaks:
+/// `^[a-zA-Z_.-]+$`, plus `/`).
+fn is_identifier(s: &str) -> bool {
+    s.bytes()
+        .all(|b| b.is_ascii_alphabetic() || matches!(b, b'_' | b'.' | b'-' | b'/'))
+}

@@ -1,0 +1,700 @@
+//! Unit tests for redaction: planted secrets of every kind found with their context intact,
+//! ordinary text left alone, overlaps, the keyword prefilter's coverage, and property tests
+//! that redaction is idempotent and the prefilter never hides a match.
+
+use super::prefilter::PREFILTER;
+use super::rules::{RULES, SPECS};
+use super::*;
+use proptest::prelude::*;
+
+/// Deterministic pseudo-random characters, so planted secrets look generated without
+/// any literal secret in the source.
+fn chars_from(alphabet: &str, seed: u64, n: usize) -> String {
+    let alphabet = alphabet.as_bytes();
+    let mut state = seed.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1);
+    (0..n)
+        .map(|_| {
+            state = state
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1_442_695_040_888_963_407);
+            let index = usize::try_from(state >> 33).unwrap_or(0) % alphabet.len();
+            char::from(alphabet[index])
+        })
+        .collect()
+}
+
+const ALNUM: &str = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
+const URLSAFE: &str = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+const BASE64: &str = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+const UPPER32: &str = "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567";
+const HEX: &str = "0123456789abcdef";
+
+fn alnum(seed: u64, n: usize) -> String {
+    chars_from(ALNUM, seed, n)
+}
+
+fn pem_body(seed: u64) -> String {
+    (0..4)
+        .map(|line| chars_from(BASE64, seed + line, 64))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+fn jwt(seed: u64) -> String {
+    format!(
+        "{}{}.{}{}.{}",
+        "eyJ",
+        chars_from(URLSAFE, seed, 30),
+        "eyJ",
+        chars_from(URLSAFE, seed + 1, 60),
+        chars_from(URLSAFE, seed + 2, 43)
+    )
+}
+
+/// A planted secret: the text before it, the secret, the text after it, its kind.
+struct Plant {
+    before: String,
+    secret: String,
+    after: String,
+    kind: &'static str,
+}
+
+fn plant(before: &str, secret: String, after: &str, kind: &'static str) -> Plant {
+    Plant {
+        before: before.to_owned(),
+        secret,
+        after: after.to_owned(),
+        kind,
+    }
+}
+
+fn plants() -> Vec<Plant> {
+    let private_key_kind = format!("{} {}", "RSA PRIVATE", "KEY");
+    let openssh_kind = format!("{} {}", "OPENSSH PRIVATE", "KEY");
+    vec![
+        plant(
+            "export ANTHROPIC_API_KEY=",
+            format!("{}{}{}", "sk-ant-api03-", chars_from(URLSAFE, 1, 93), "AA"),
+            "\nthen run it",
+            "anthropic-api-key",
+        ),
+        plant(
+            "the admin key ",
+            format!(
+                "{}{}{}",
+                "sk-ant-admin01-",
+                chars_from(URLSAFE, 2, 93),
+                "AA"
+            ),
+            " was rotated.",
+            "anthropic-api-key",
+        ),
+        plant(
+            "OPENAI_API_KEY=",
+            format!("{}{}{}{}", "sk-", alnum(3, 20), "T3BlbkFJ", alnum(4, 20)),
+            " in .env",
+            "openai-api-key",
+        ),
+        plant(
+            "key: ",
+            format!(
+                "{}{}{}{}",
+                "sk-proj-",
+                chars_from(URLSAFE, 5, 74),
+                "T3BlbkFJ",
+                chars_from(URLSAFE, 6, 74)
+            ),
+            " (project key)",
+            "openai-api-key",
+        ),
+        plant(
+            "use ",
+            format!("{}{}", "sk-svcacct-", chars_from(URLSAFE, 7, 120)),
+            " for the bot",
+            "openai-api-key",
+        ),
+        plant(
+            "aws_access_key_id = ",
+            format!("{}{}", "AKIA", chars_from(UPPER32, 8, 16)),
+            "\n",
+            "aws-access-key",
+        ),
+        plant(
+            "temporary creds ",
+            format!("{}{}", "ASIA", chars_from(UPPER32, 9, 16)),
+            ", expires soon",
+            "aws-access-key",
+        ),
+        plant(
+            "aws_secret_access_key = ",
+            chars_from(BASE64, 10, 40),
+            "\nregion = eu-west-1",
+            "aws-secret-key",
+        ),
+        plant(
+            "{\"SecretAccessKey\": \"",
+            chars_from(BASE64, 11, 40),
+            "\", \"Expiration\": \"2026-01-01\"}",
+            "aws-secret-key",
+        ),
+        plant(
+            "GITHUB_TOKEN=",
+            format!("{}{}", "ghp_", "A".repeat(36)),
+            " gh pr list",
+            "github-token",
+        ),
+        plant(
+            "(",
+            format!("{}{}", "gho_", alnum(12, 36)),
+            ")",
+            "github-token",
+        ),
+        plant(
+            "`",
+            format!("{}{}", "ghu_", alnum(13, 36)),
+            "`",
+            "github-token",
+        ),
+        plant(
+            "token ",
+            format!("{}{}", "ghs_", alnum(14, 36)),
+            ".",
+            "github-token",
+        ),
+        plant(
+            "refresh ",
+            format!("{}{}", "ghr_", alnum(15, 36)),
+            "\n",
+            "github-token",
+        ),
+        plant(
+            "fine-grained: ",
+            format!(
+                "{}{}",
+                "github_pat_",
+                chars_from(URLSAFE, 16, 82).replace('-', "_")
+            ),
+            " done",
+            "github-token",
+        ),
+        plant(
+            "PRIVATE-TOKEN: ",
+            format!("{}{}", "glpat-", chars_from(URLSAFE, 17, 20)),
+            ".",
+            "gitlab-token",
+        ),
+        plant(
+            "deploy with ",
+            format!("{}{}", "gldt-", chars_from(URLSAFE, 18, 20)),
+            " now",
+            "gitlab-token",
+        ),
+        plant(
+            "runner ",
+            format!("{}{}", "glrt-", chars_from(URLSAFE, 19, 20)),
+            " registered",
+            "gitlab-token",
+        ),
+        plant(
+            "SLACK_BOT_TOKEN=",
+            format!(
+                "{}{}-{}-{}",
+                "xoxb-",
+                chars_from("0123456789", 20, 12),
+                chars_from("0123456789", 21, 13),
+                alnum(22, 24)
+            ),
+            "\n",
+            "slack-token",
+        ),
+        plant(
+            "user token ",
+            format!(
+                "{}{}-{}-{}-{}",
+                "xoxp-",
+                chars_from("0123456789", 23, 11),
+                chars_from("0123456789", 24, 11),
+                chars_from("0123456789", 25, 12),
+                chars_from(HEX, 26, 32)
+            ),
+            " expired",
+            "slack-token",
+        ),
+        plant(
+            "POST to ",
+            format!(
+                "{}{}/{}/{}",
+                "https://hooks.slack",
+                ".com/services/T",
+                alnum(27, 10),
+                alnum(28, 32)
+            ),
+            " with the payload",
+            "slack-webhook",
+        ),
+        plant(
+            "stripe.api_key = '",
+            format!("{}{}", "sk_live_", alnum(29, 24)),
+            "'",
+            "stripe-key",
+        ),
+        plant(
+            "restricted ",
+            format!("{}{}", "rk_live_", alnum(30, 24)),
+            " only",
+            "stripe-key",
+        ),
+        plant(
+            "test mode uses ",
+            format!("{}{}", "sk_test_", alnum(31, 24)),
+            "\n",
+            "stripe-key",
+        ),
+        plant(
+            "?key=",
+            format!("{}{}", "AIza", chars_from(URLSAFE, 32, 35)),
+            "&libraries=places",
+            "google-api-key",
+        ),
+        plant(
+            "Here is the key:\n\n",
+            format!(
+                "-----BEGIN {private_key_kind}-----\n{}\n-----END {private_key_kind}-----",
+                pem_body(33)
+            ),
+            "\n\nKeep it safe.",
+            "private-key",
+        ),
+        plant(
+            "```\n",
+            format!(
+                "-----BEGIN {openssh_kind}-----\r\n{}\r\n-----END {openssh_kind}-----",
+                pem_body(34).replace('\n', "\r\n")
+            ),
+            "\r\n```",
+            "private-key",
+        ),
+        plant(
+            "it was cut off:\n",
+            format!("-----BEGIN {private_key_kind}-----\n{}", pem_body(35)),
+            "\n\nwhat is wrong with it?",
+            "private-key",
+        ),
+        plant("id_token: ", jwt(36), "\nexpires_in: 3600", "jwt"),
+        plant("the cookie was ", jwt(37), "; path=/", "jwt"),
+        plant(
+            "postgres://app:",
+            alnum(38, 16),
+            "@db.internal:5432/app",
+            "url-password",
+        ),
+        plant(
+            "git clone https://bob:",
+            format!("{}@{}", alnum(39, 6), alnum(40, 6)),
+            "@git.example.org/repo.git",
+            "url-password",
+        ),
+        plant("redis://:", alnum(41, 20), "@cache:6379/0", "url-password"),
+        plant(
+            "DB_PASSWORD=",
+            format!("hunter2{}", alnum(42, 4)),
+            "\n",
+            "password",
+        ),
+        plant(
+            "password: \"",
+            "correct-horse-9".to_owned(),
+            "\"",
+            "password",
+        ),
+        plant("{\"passwd\": \"", alnum(43, 12), "\"}", "password"),
+        plant("mysql --password=", alnum(44, 10), " -h db", "password"),
+        plant(
+            "curl -u admin:",
+            alnum(45, 12),
+            " https://api.internal/",
+            "password",
+        ),
+        plant(
+            "Password: ",
+            "Tr0ub4dor#3".to_owned(),
+            "\nUsername: bob",
+            "password",
+        ),
+        plant("token=", alnum(46, 32), "&page=2", "token"),
+        plant("client_secret: '", alnum(47, 24), "'", "token"),
+        plant("api_key: \"", chars_from(HEX, 48, 32), "\"", "token"),
+        plant(
+            "SECRET_KEY = ",
+            chars_from(URLSAFE, 49, 50),
+            "\nDEBUG = False",
+            "token",
+        ),
+        plant("app --api-key ", alnum(50, 24), " --verbose", "token"),
+        plant(
+            "curl -H \"Authorization: Bearer ",
+            chars_from(URLSAFE, 51, 40),
+            "\" https://api.example.org/v1",
+            "bearer-token",
+        ),
+        plant(
+            "Authorization: token ",
+            chars_from(HEX, 52, 40),
+            "\n",
+            "bearer-token",
+        ),
+        plant(
+            "curl --header 'Authorization: Basic ",
+            chars_from(BASE64, 53, 24),
+            "' https://x.test/",
+            "bearer-token",
+        ),
+        plant(
+            "send it as Bearer ",
+            chars_from(ALNUM, 54, 32),
+            " in the header",
+            "bearer-token",
+        ),
+    ]
+}
+
+#[test]
+fn every_planted_secret_is_redacted_with_its_kind_and_context_intact() {
+    for p in plants() {
+        let text = format!("{}{}{}", p.before, p.secret, p.after);
+        let want = format!("{}[REDACTED:{}]{}", p.before, p.kind, p.after);
+        assert_eq!(redact(&text), want, "secret {:?}", p.secret);
+        let start = p.before.len();
+        assert_eq!(
+            scan(&text),
+            vec![(p.kind, start..start + p.secret.len())],
+            "secret {:?}",
+            p.secret
+        );
+    }
+}
+
+#[test]
+fn secrets_in_one_text_are_all_found_in_order() {
+    let plants = plants();
+    let mut text = String::new();
+    let mut want = String::new();
+    for p in &plants {
+        text.push_str(&format!("{}{}{}\n\n", p.before, p.secret, p.after));
+        want.push_str(&format!("{}[REDACTED:{}]{}\n\n", p.before, p.kind, p.after));
+    }
+    assert_eq!(redact(&text), want);
+    assert_eq!(scan(&text).len(), plants.len());
+}
+
+#[test]
+fn ordinary_text_is_left_alone() {
+    let sha256 = chars_from(HEX, 60, 64);
+    let commit = chars_from(HEX, 61, 40);
+    let cases: Vec<String> = vec![
+        "I reset my password yesterday and the token expired.".into(),
+        "Password: the one I always use".into(),
+        "The password is stored in the keychain; the token: see below.".into(),
+        "Use bearer authentication with a short-lived token.".into(),
+        format!("sha256: {sha256}"),
+        format!("commit {commit}\nAuthor: Bob <bob@example.org>"),
+        format!("git checkout {}", &commit[..12]),
+        "session_id: 550e8400-e29b-41d4-a716-446655440000".into(),
+        "uuid 123e4567-e89b-12d3-a456-426614174000 was created".into(),
+        "/home/bob/projects/memloop/src/redact.rs:42".into(),
+        "C:\\Users\\bob\\AppData\\Roaming\\secrets.toml".into(),
+        "the task-force asked for a risk-free disk-based plan".into(),
+        "pip install scikit-learn; import sk-learn-ish; sk-lab-results".into(),
+        "sk-this-is-a-very-long-kebab-case-identifier-for-tests".into(),
+        "max_tokens: 4096\ninput_tokens: 1200".into(),
+        "token_count = 512".into(),
+        "password = input(\"Password: \")".into(),
+        "token = self.token".into(),
+        "api_key: str = Field(...)".into(),
+        "token: Option<String>,".into(),
+        "password: &str,".into(),
+        "secret: [u8; 32],".into(),
+        "export GITHUB_TOKEN=$(gh auth token)".into(),
+        "curl -H \"Authorization: Bearer $ANTHROPIC_API_KEY\" https://x.test".into(),
+        "password: ${DB_PASSWORD}".into(),
+        "token: \"{{ secrets.TOKEN }}\"".into(),
+        "password=changeme".into(),
+        "password: '********'".into(),
+        "api_key = \"your-api-key-here\"".into(),
+        "https://user:password@example.org/".into(),
+        "postgres://app:${PGPASSWORD}@db/app".into(),
+        "Visit https://example.org:8080/path?q=1 and mail bob@example.org".into(),
+        "ssh://git@github.com:22/org/repo.git".into(),
+        "xoxb-your-token-here".into(),
+        "aws_access_key_id = AKIAIOSFODNN7EXAMPLE".into(),
+        "PWD=/home/bob/projects\nOLDPWD=/tmp".into(),
+        "pwd: /Users/bob/work".into(),
+        "The -----BEGIN RSA PRIVATE KEY----- line starts the file.".into(),
+        "-----BEGIN PRIVATE KEY-----\n...\n-----END PRIVATE KEY-----".into(),
+        "git push -u origin main; docker run -u 1000:1000 img".into(),
+        "He said they key everything to the money they eye.".into(),
+        "Tests pass: 42 of 50".into(),
+        "The Asia region and the ACCA exam".into(),
+        "Already clean: token=[REDACTED:token] and [REDACTED:jwt]".into(),
+        "{\"input_tokens\": 1234, \"cache_read_input_tokens\": 98765}".into(),
+        "{\"apiKeySource\": \"none\", \"requestId\": \"req_011CSabc123\"}".into(),
+        "### Secret: managing state without globals".into(),
+        "const token = await getToken();\nconst apiKey = process.env.API_KEY;".into(),
+        "pub paren_token: token::Paren,\nlet bracket_token = bracketed!(content in input);".into(),
+        "dot2_token: self.dot2_token.clone(),\nor1_token: node.or1_token,".into(),
+        "pub log_passwd: __u32,\nconst FLAGS_PASS = sys::IORING_MSG_RING_FLAGS_PASS;".into(),
+        "token: localStorage.getItem2('t'), force_pass: true/false".into(),
+        format!(
+            "-----BEGIN PUBLIC KEY-----\n{}\n-----END PUBLIC KEY-----",
+            pem_body(62)
+        ),
+    ];
+    for case in cases {
+        assert_eq!(scan(&case), vec![], "{case:?}");
+        assert!(matches!(redact(&case), Cow::Borrowed(_)), "{case:?}");
+    }
+}
+
+#[test]
+fn overlapping_finds_merge_under_the_most_specific_kind() {
+    let token = format!("{}{}", "ghp_", alnum(70, 36));
+    let text = format!("password={token} and https://x-access-token:{token}@github.com/o/r");
+    assert_eq!(
+        redact(&text),
+        "password=[REDACTED:github-token] and \
+         https://x-access-token:[REDACTED:github-token]@github.com/o/r"
+    );
+    // The AWS pattern stops at the hyphen; the password runs on and takes it along.
+    let key = format!("{}{}", "AKIA", chars_from(UPPER32, 73, 16));
+    let text = format!("password={key}-b7 done");
+    assert_eq!(redact(&text), "password=[REDACTED:aws-access-key] done");
+}
+
+#[test]
+fn a_secret_hidden_by_its_neighbour_is_found_in_the_same_call() {
+    // `AIza…` needs a non-key character after it, which it only gets once the private
+    // key that follows has been replaced.
+    let google = format!("{}{}", "AIza", chars_from(URLSAFE, 74, 35));
+    let header = format!("-----BEGIN {} {}-----", "RSA PRIVATE", "KEY");
+    let footer = header.replace("BEGIN", "END");
+    let text = format!(
+        "DB_PASSWORD=hunter22x then {google}{header}\n{}\n{footer} and token={} end",
+        pem_body(75),
+        alnum(76, 20)
+    );
+    let want = "DB_PASSWORD=[REDACTED:password] then \
+                [REDACTED:google-api-key][REDACTED:private-key] and token=[REDACTED:token] end";
+    assert_eq!(redact(&text), want);
+    assert_eq!(redact(want), want);
+    let kinds: Vec<&str> = scan(&text).into_iter().map(|(kind, _)| kind).collect();
+    assert_eq!(
+        kinds,
+        ["password", "google-api-key", "private-key", "token"]
+    );
+}
+
+#[test]
+fn only_the_password_of_a_url_is_redacted() {
+    let text = format!(
+        "DATABASE_URL=mysql://root:{}@127.0.0.1:3306/shop",
+        alnum(71, 14)
+    );
+    assert_eq!(
+        redact(&text),
+        "DATABASE_URL=mysql://root:[REDACTED:url-password]@127.0.0.1:3306/shop"
+    );
+}
+
+#[test]
+fn a_quoted_password_keeps_its_quotes_and_a_bare_one_its_full_stop() {
+    let cases = [
+        ("pwd = 'ab.cd.'", "pwd = '[REDACTED:password]'"),
+        ("my password: s3cr3t.", "my password: [REDACTED:password]."),
+        (
+            "\\\"password\\\": \\\"p4ss\\\"",
+            "\\\"password\\\": \\\"[REDACTED:password]\\\"",
+        ),
+    ];
+    for (text, want) in cases {
+        assert_eq!(redact(text), want, "{text:?}");
+    }
+}
+
+#[test]
+fn a_private_key_without_an_end_line_stops_at_its_last_base64_line() {
+    let header = format!("-----BEGIN {} {}-----", "EC PRIVATE", "KEY");
+    let text = format!(
+        "{header}\nProc-Type: 4,ENCRYPTED\n{}\nthat was all of it",
+        pem_body(72)
+    );
+    assert_eq!(redact(&text), "[REDACTED:private-key]\nthat was all of it");
+}
+
+#[test]
+fn keywords_cover_every_rule() {
+    for spec in SPECS {
+        assert!(!spec.keywords.is_empty(), "{}", spec.kind);
+        for keyword in spec.keywords {
+            assert_eq!(keyword.to_ascii_lowercase(), *keyword, "{}", spec.kind);
+        }
+    }
+    assert_eq!(RULES.len(), SPECS.len());
+    for spec in SPECS {
+        for keyword in spec.keywords {
+            let frequent = PREFILTER.frequent.iter().find(|(k, _)| k == keyword);
+            let mask = frequent
+                .map(|(_, mask)| *mask)
+                .or_else(|| PREFILTER.rules_by_rare.get(keyword).copied());
+            assert!(mask.is_some_and(|m| m != 0), "{keyword}");
+        }
+    }
+}
+
+/// Text built from pieces that come near the patterns: prose, keys, separators,
+/// quotes, URL parts, markers and real-looking secrets.
+fn fragment() -> impl Strategy<Value = String> {
+    let fixed: Vec<String> = vec![
+        "password".into(),
+        "token".into(),
+        "api_key".into(),
+        "secret".into(),
+        "Authorization: ".into(),
+        "Bearer ".into(),
+        "curl -u ".into(),
+        " --password ".into(),
+        "=".into(),
+        ": ".into(),
+        "\"".into(),
+        "'".into(),
+        " ".into(),
+        "\n".into(),
+        ".".into(),
+        "@".into(),
+        ":".into(),
+        "/".into(),
+        "https://".into(),
+        "bob".into(),
+        "hunter2".into(),
+        "[REDACTED:token]".into(),
+        "[REDACTED:".into(),
+        "]".into(),
+        "$HOME".into(),
+        "-----BEGIN RSA PRIVATE KEY-----".into(),
+        "-----END RSA PRIVATE KEY-----".into(),
+        pem_body(80),
+        format!("{}{}", "ghp_", alnum(81, 36)),
+        format!("{}{}", "sk-ant-api03-", chars_from(URLSAFE, 82, 95)),
+        format!("{}{}", "AKIA", chars_from(UPPER32, 83, 16)),
+        format!("{}{}", "xoxb-", "1234567890-1234567890-abcdef"),
+        jwt(84),
+        alnum(85, 40),
+        "I reset my password yesterday".into(),
+        "é✓".into(),
+        "-----".into(),
+        "**Password:** ".into(),
+        "x-access-token".into(),
+        "&".into(),
+        "`".into(),
+        "\\\"".into(),
+        format!("{}{}", "AIza", chars_from(URLSAFE, 86, 35)),
+        format!("{}{}", "sk-proj-", chars_from(URLSAFE, 87, 60)),
+    ];
+    prop_oneof![
+        4 => proptest::sample::select(fixed),
+        1 => "[ -~]{0,12}",
+    ]
+}
+
+fn text() -> impl Strategy<Value = String> {
+    proptest::collection::vec(fragment(), 0..16).prop_map(|parts| parts.concat())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(2000))]
+
+    #[test]
+    fn redaction_is_idempotent(text in text()) {
+        let once = redact(&text).into_owned();
+        let twice = redact(&once).into_owned();
+        prop_assert_eq!(twice, once);
+    }
+
+    #[test]
+    fn prefilter_never_hides_a_match(text in text()) {
+        prop_assert_eq!(scan_once(&text), scan_rules(&text, |_| true));
+    }
+
+    #[test]
+    fn ranges_are_ordered_disjoint_and_on_char_boundaries(text in text()) {
+        let found = scan(&text);
+        for (_, range) in &found {
+            prop_assert!(range.start < range.end);
+            prop_assert!(text.is_char_boundary(range.start));
+            prop_assert!(text.is_char_boundary(range.end));
+        }
+        for pair in found.windows(2) {
+            prop_assert!(pair[0].1.end <= pair[1].1.start);
+        }
+    }
+
+    #[test]
+    fn prose_around_a_secret_survives(
+        before in "[a-z ,]{0,40}",
+        after in "[a-z ,]{0,40}",
+        pick in 0..usize::MAX,
+    ) {
+        let plants = plants();
+        let p = &plants[pick % plants.len()];
+        let before = format!("{before}\n{}", p.before);
+        let after = format!("{}\n{after}", p.after);
+        let text = format!("{before}{}{after}", p.secret);
+        prop_assert_eq!(
+            redact(&text).into_owned(),
+            format!("{before}[REDACTED:{}]{after}", p.kind)
+        );
+    }
+}
+
+#[test]
+#[ignore = "throughput figure, run with --ignored --nocapture"]
+fn throughput() {
+    use std::time::Instant;
+    let prose = "The migration finished overnight. We talked about the deploy key \
+                 rotation, the token budget and why the password reset flow sends two \
+                 emails; Bob prefers small pull requests and reviews them in the morning. ";
+    let clean = prose.repeat((1 << 20) / prose.len());
+    let plain = clean
+        .replace("key", "door")
+        .replace("token", "time")
+        .replace("password", "login");
+    let mut dense = String::new();
+    let mut seed = 0;
+    while dense.len() < 1 << 20 {
+        for p in plants() {
+            dense.push_str(&format!("{}{}{} {prose}", p.before, p.secret, p.after));
+        }
+        seed += 1;
+        dense.push_str(&alnum(seed, 8));
+    }
+    let texts = [
+        ("prose that says key, token, password", &clean),
+        ("prose without any keyword", &plain),
+        ("secret-dense", &dense),
+    ];
+    for (name, text) in texts {
+        let rounds = 5;
+        let start = Instant::now();
+        let mut found = 0;
+        for _ in 0..rounds {
+            found += scan(text).len();
+        }
+        let secs = start.elapsed().as_secs_f64();
+        #[allow(clippy::cast_precision_loss)]
+        let mb = (text.len() * rounds) as f64 / 1e6;
+        println!(
+            "{name}: {:.0} MB/s ({} finds per pass)",
+            mb / secs,
+            found / rounds
+        );
+    }
+}

@@ -1,0 +1,529 @@
+//! Unit tests for transcripts: decoding, frontmatter and turn parsing (including the near
+//! misses that must stay text), tool blockquotes and the insights block, rendering, noise
+//! trimming, and chunking to a budget, with property tests over generated turns.
+
+use super::*;
+use proptest::prelude::*;
+
+const REALISTIC: &str = r#"---
+date: 2026-01-16
+time: "14:30"
+session_id: 550e8400-e29b-41d4-a716-446655440000
+title: "Help me plan the Lanternfish index migration"
+tags: [chat]
+---
+
+# Discussion - 2026-01-16 14:30
+
+## [14:30] User
+
+Help me plan the Lanternfish index migration. I prefer short answers.
+
+## [14:31] Assistant
+
+> **Tool:** Read
+> File: `/vault/projects/lanternfish.md`
+> ✓
+
+Here is a plan:
+
+1. Snapshot the indexes to object storage.
+2. Switch readers.
+
+```markdown
+## [09:00] User
+this heading is inside a code block
+```
+
+## [14:35] User
+
+Thanks, that works.
+"#;
+
+fn turn(role: Role, time: Option<&str>, text: &str) -> Turn {
+    Turn {
+        role,
+        time: time.map(str::to_owned),
+        text: text.to_owned(),
+    }
+}
+
+#[test]
+fn decode_cases() {
+    let cases: &[(&[u8], Result<&str, DecodeError>)] = &[
+        (b"hello", Ok("hello")),
+        (b"\xEF\xBB\xBFhello", Ok("hello")),
+        (b"", Err(DecodeError::Empty)),
+        (b" \n\t\r\n", Err(DecodeError::Empty)),
+        (b"\xEF\xBB\xBF", Err(DecodeError::Empty)),
+        (b"ab\0cd", Err(DecodeError::Binary)),
+        (b"abc\xFFdef", Err(DecodeError::NotUtf8 { offset: 3 })),
+        (
+            b"\xEF\xBB\xBFab\xC3",
+            Err(DecodeError::NotUtf8 { offset: 5 }),
+        ),
+    ];
+    for (bytes, want) in cases {
+        assert_eq!(decode(bytes), *want, "input {bytes:?}");
+    }
+}
+
+#[test]
+fn decode_error_messages() {
+    assert_eq!(
+        DecodeError::NotUtf8 { offset: 1234 }.to_string(),
+        "not valid UTF-8 at byte 1234"
+    );
+    assert_eq!(
+        DecodeError::Binary.to_string(),
+        "binary file (contains NUL bytes)"
+    );
+    assert_eq!(DecodeError::Empty.to_string(), "empty file");
+}
+
+#[test]
+fn parses_a_realistic_transcript() {
+    let t = parse(REALISTIC);
+    assert_eq!(t.meta_error, None);
+    assert_eq!(
+        t.meta,
+        Meta {
+            date: Some("2026-01-16".into()),
+            time: Some("14:30".into()),
+            session_id: Some("550e8400-e29b-41d4-a716-446655440000".into()),
+            title: Some("Help me plan the Lanternfish index migration".into()),
+        }
+    );
+    let want = vec![
+        turn(
+            Role::User,
+            Some("14:30"),
+            "Help me plan the Lanternfish index migration. I prefer short answers.",
+        ),
+        turn(
+            Role::Assistant,
+            Some("14:31"),
+            "Here is a plan:\n\n1. Snapshot the indexes to object storage.\n2. Switch readers.\n\n```markdown\n## [09:00] User\nthis heading is inside a code block\n```",
+        ),
+        turn(Role::User, Some("14:35"), "Thanks, that works."),
+    ];
+    assert_eq!(t.turns, want);
+}
+
+#[test]
+fn crlf_and_bom_parse_like_lf() {
+    let crlf = format!("\u{feff}{}", REALISTIC.replace('\n', "\r\n"));
+    assert_eq!(parse(&crlf), parse(REALISTIC));
+}
+
+#[test]
+fn no_frontmatter_no_headings_is_one_user_turn() {
+    let t = parse("\n  Just some notes\nabout my week.\n\n");
+    assert_eq!(t.meta, Meta::default());
+    assert_eq!(t.meta_error, None);
+    assert_eq!(
+        t.turns,
+        vec![turn(Role::User, None, "Just some notes\nabout my week.")]
+    );
+}
+
+#[test]
+fn headings_without_frontmatter() {
+    let t = parse("## User\nhi\n## [9:05] Assistant\nhello");
+    assert_eq!(
+        t.turns,
+        vec![
+            turn(Role::User, None, "hi"),
+            turn(Role::Assistant, Some("9:05"), "hello"),
+        ]
+    );
+}
+
+#[test]
+fn unquoted_scalars_and_unknown_keys_are_read() {
+    let t =
+        parse("---\ndate: 2025-01-15\ntime: 09:05\nsession_id: 12345\nmodel: {name: x}\n---\nhi");
+    assert_eq!(t.meta_error, None);
+    assert_eq!(t.meta.date.as_deref(), Some("2025-01-15"));
+    assert_eq!(t.meta.time.as_deref(), Some("09:05"));
+    assert_eq!(t.meta.session_id.as_deref(), Some("12345"));
+    assert_eq!(t.meta.title, None);
+}
+
+#[test]
+fn bad_yaml_is_stripped_and_described() {
+    let t = parse("---\ntitle: [unclosed\ndate: x\n---\n## [10:00] User\nhello");
+    assert_eq!(t.meta, Meta::default());
+    let err = t.meta_error.expect("bad yaml is reported");
+    assert!(err.starts_with("malformed frontmatter at line 2"), "{err}");
+    assert!(!err.contains('\n'), "one line: {err}");
+    assert_eq!(t.turns, vec![turn(Role::User, Some("10:00"), "hello")]);
+}
+
+#[test]
+fn non_mapping_frontmatter_is_reported() {
+    let t = parse("---\n- a\n- b\n---\nhello");
+    assert!(t.meta_error.is_some());
+    assert_eq!(t.turns, vec![turn(Role::User, None, "hello")]);
+}
+
+#[test]
+fn unclosed_frontmatter_is_kept_as_text() {
+    let t = parse("---\nsome text\n");
+    assert!(t.meta_error.is_some_and(|e| e.contains("no closing")));
+    assert_eq!(t.turns, vec![turn(Role::User, None, "---\nsome text")]);
+}
+
+#[test]
+fn empty_frontmatter_is_fine() {
+    let t = parse("---\n---\nhello");
+    assert_eq!((t.meta, t.meta_error), (Meta::default(), None));
+    assert_eq!(t.turns, vec![turn(Role::User, None, "hello")]);
+}
+
+#[test]
+fn discussion_heading_is_not_a_turn() {
+    let t = parse("# Discussion - 2026-01-16 14:30\n\n## [14:30] User\nhi");
+    assert_eq!(t.turns, vec![turn(Role::User, Some("14:30"), "hi")]);
+    let only = parse("# Discussion - 2026-01-16 14:30\n");
+    assert!(only.turns.is_empty());
+}
+
+#[test]
+fn preamble_text_becomes_a_user_turn() {
+    let t = parse("# Discussion\nsome context\n## [14:30] Assistant\nhi");
+    assert_eq!(
+        t.turns,
+        vec![
+            turn(Role::User, None, "some context"),
+            turn(Role::Assistant, Some("14:30"), "hi"),
+        ]
+    );
+}
+
+#[test]
+fn near_miss_headings_are_text() {
+    for line in [
+        "### [14:30] User",
+        "## [14:30] user",
+        "## [14:30] User said",
+        " ## [14:30] User",
+        "## [1430] User",
+    ] {
+        let t = parse(&format!("## Assistant\n{line}"));
+        assert_eq!(t.turns.len(), 1, "{line}");
+        assert_eq!(t.turns[0].text, line.trim());
+    }
+}
+
+#[test]
+fn tool_blockquotes_are_removed() {
+    let text = "## [14:31] Assistant\n\nLet me look.\n\n> **Tool:** Glob\n> Pattern: `**/*.md`\n> Found 12 files\n\n> **Tool:** Read\n> ✓\n\nI found it.\n\n> A normal quote stays.\n\n```\n> **Tool:** in code stays\n```";
+    let t = parse(text);
+    assert_eq!(
+        t.turns[0].text,
+        "Let me look.\n\nI found it.\n\n> A normal quote stays.\n\n```\n> **Tool:** in code stays\n```"
+    );
+}
+
+#[test]
+fn turn_of_only_tool_calls_is_empty() {
+    let t = parse("## [1:00] Assistant\n> **Tool:** Bash\n> Command: ls\n## [1:01] User\nok");
+    assert_eq!(
+        t.turns,
+        vec![
+            turn(Role::Assistant, Some("1:00"), ""),
+            turn(Role::User, Some("1:01"), "ok"),
+        ]
+    );
+}
+
+#[test]
+fn insights_block_is_never_reingested() {
+    let text = format!(
+        "## User\nshow my CLAUDE.md\n## Assistant\nHere:\n{BEGIN}\n## Memory Loop Insights\n\n- A fact.\n{END}\nDone."
+    );
+    let t = parse(&text);
+    assert_eq!(t.turns[1].text, "Here:\nDone.");
+    assert!(!t.turns.iter().any(|x| x.text.contains("A fact")));
+}
+
+#[test]
+fn insights_begin_without_end_keeps_the_text() {
+    let text = format!("## User\n{BEGIN}\nstill my words");
+    assert_eq!(
+        parse(&text).turns[0].text,
+        format!("{BEGIN}\nstill my words")
+    );
+}
+
+#[test]
+fn fences_hide_headings_and_tilde_fences_count() {
+    let cases = [
+        ("```\n## User\n```", 1),
+        ("~~~\n## User\n~~~", 1),
+        ("````\n```\n## User\n````", 1),
+        ("  ```rust\n## User\n  ```", 1),
+        ("``` not `a` fence\n## User", 2),
+        ("~~~\n## User\n```\n## User\n~~~\n## User", 2),
+        ("```\nunclosed\n## User\nstill code", 1),
+    ];
+    for (body, want) in cases {
+        let t = parse(&format!("## Assistant\n{body}"));
+        assert_eq!(t.turns.len(), want, "{body:?}");
+    }
+}
+
+#[test]
+fn render_format() {
+    let turns = vec![
+        turn(Role::User, Some("14:30"), "hi"),
+        turn(Role::Assistant, None, "hello\n\nthere"),
+    ];
+    assert_eq!(
+        render(&turns),
+        "## [14:30] User\n\nhi\n\n## Assistant\n\nhello\n\nthere\n\n"
+    );
+    assert_eq!(render(&[]), "");
+}
+
+#[test]
+fn render_roundtrips_the_realistic_transcript() {
+    let t = parse(REALISTIC);
+    assert_eq!(parse(&render(&t.turns)).turns, t.turns);
+}
+
+fn code_block(n: usize) -> String {
+    let body: Vec<String> = (1..=n).map(|i| format!("let x{i} = {i};")).collect();
+    format!("```rust\n{}\n```", body.join("\n"))
+}
+
+#[test]
+fn trim_noise_code_blocks() {
+    let short = code_block(40);
+    assert_eq!(trim_noise(&short), short);
+
+    let long = format!("Before.\n{}\nAfter.", code_block(100));
+    let trimmed = trim_noise(&long);
+    let lines: Vec<&str> = trimmed.lines().collect();
+    assert_eq!(lines.len(), 1 + 1 + 15 + 1 + 5 + 1 + 1);
+    assert_eq!(lines[1], "```rust");
+    assert_eq!(lines[2], "let x1 = 1;");
+    assert_eq!(lines[16], "let x15 = 15;");
+    assert_eq!(lines[17], "[… 80 lines omitted …]");
+    assert_eq!(lines[18], "let x96 = 96;");
+    assert_eq!(lines[22], "let x100 = 100;");
+    assert_eq!(lines[23], "```");
+    assert_eq!(lines[24], "After.");
+}
+
+#[test]
+fn trim_noise_unclosed_code_block() {
+    let text = code_block(50);
+    let text = text.strip_suffix("\n```").expect("has a closing fence");
+    let trimmed = trim_noise(text);
+    assert!(trimmed.contains("[… 30 lines omitted …]"));
+    assert!(trimmed.ends_with("let x50 = 50;"));
+}
+
+#[test]
+fn trim_noise_log_runs() {
+    let kinds = [
+        "2026-01-16T14:30:00Z INFO server started",
+        "[2026-01-16 14:30:00] ERROR connection refused",
+        "WARN: disk almost full",
+        "    at com.example.Foo.bar(Foo.java:42)",
+        "  File \"/app/main.py\", line 12, in <module>",
+        "deadbeefdeadbeefdeadbeefdeadbeefdeadbeef",
+        "Jan  5 12:00:01 host sshd[1]: accepted",
+    ];
+    for kind in kinds {
+        let run = vec![kind; 41].join("\n");
+        let text = format!("Here is the log:\n{run}\nWhat is wrong?");
+        let trimmed = trim_noise(&text);
+        assert!(trimmed.contains("[… 21 lines omitted …]"), "{kind}");
+        assert!(trimmed.starts_with("Here is the log:\n"));
+        assert!(trimmed.ends_with("\nWhat is wrong?"));
+        let short = format!("Here:\n{}", vec![kind; 40].join("\n"));
+        assert_eq!(trim_noise(&short), short, "{kind}");
+    }
+}
+
+#[test]
+fn trim_noise_python_traceback_counts_source_lines() {
+    let frame = "  File \"/app/x.py\", line 3, in f\n    return g()";
+    let text = vec![frame; 25].join("\n");
+    assert!(trim_noise(&text).contains("lines omitted"));
+}
+
+#[test]
+fn trim_noise_never_cuts_prose() {
+    let prose = vec!["I like my coffee black and my code reviewed."; 200].join("\n");
+    assert_eq!(trim_noise(&prose), prose);
+    let at_prose = vec!["at the end of the day it works"; 60].join("\n");
+    assert_eq!(trim_noise(&at_prose), at_prose);
+}
+
+#[test]
+fn render_trims_noise() {
+    let turns = vec![turn(Role::Assistant, None, &code_block(60))];
+    assert!(render(&turns).contains("[… 40 lines omitted …]"));
+}
+
+#[test]
+fn estimate_tokens_rounds_up_on_chars() {
+    for (text, want) in [("", 0), ("a", 1), ("abcd", 1), ("abcde", 2), ("ééééé", 2)] {
+        assert_eq!(estimate_tokens(text), want, "{text}");
+    }
+}
+
+#[test]
+fn chunks_break_between_turns_when_turns_fit() {
+    let turns: Vec<Turn> = (0..10)
+        .map(|i| turn(Role::User, Some("10:00"), &format!("message number {i}")))
+        .collect();
+    let each = estimate_tokens(&render(&turns[..1]));
+    let got = chunks(&turns, each * 3);
+    assert_eq!(got.len(), 4);
+    assert_eq!(got.concat(), render(&turns));
+    assert!(got.iter().all(|c| c.starts_with("## [10:00] User\n\n")));
+    assert_eq!(chunks(&turns, 1_000_000), vec![render(&turns)]);
+    assert!(chunks(&[], 100).is_empty());
+}
+
+#[test]
+fn big_turn_is_split_at_paragraphs_with_its_heading() {
+    let para = "word ".repeat(30).trim_end().to_owned();
+    let text = [para.as_str(); 6].join("\n\n");
+    let turns = vec![turn(Role::Assistant, Some("11:00"), &text)];
+    let got = chunks(&turns, 100);
+    assert!(got.len() > 1);
+    for c in &got {
+        assert!(estimate_tokens(c) <= 100);
+        let t = parse(c);
+        assert!(t.turns.iter().all(|x| x.role == Role::Assistant));
+        // Paragraph splits keep every paragraph whole.
+        for x in &t.turns {
+            assert!(x.text.split("\n\n").all(|p| p == para));
+        }
+    }
+}
+
+#[test]
+fn chunks_one_megabyte_quickly() {
+    let line = "2026-01-16 INFO nothing much happened here at all, really\n";
+    let mut turns = Vec::new();
+    for i in 0..200 {
+        let mut text = format!("Turn {i} talks about things.\n\n");
+        while text.len() < 5_000 {
+            text.push_str("some prose that keeps going ");
+        }
+        turns.push(turn(Role::User, Some("10:00"), &text));
+    }
+    // One huge single line and one huge log: the character and trim paths.
+    turns.push(turn(Role::Assistant, None, &"x".repeat(100_000)));
+    turns.push(turn(Role::Assistant, None, &line.repeat(2_000)));
+    let text = render(&turns);
+    assert!(text.len() > 1_000_000);
+    let started = std::time::Instant::now();
+    let parsed = parse(&text);
+    let got = chunks(&parsed.turns, 24_000);
+    assert!(
+        started.elapsed() < std::time::Duration::from_secs(10),
+        "took {:?}",
+        started.elapsed()
+    );
+    assert!(got.iter().all(|c| estimate_tokens(c) <= 24_000));
+    let xs: usize = got.iter().map(|c| c.matches('x').count()).sum();
+    assert_eq!(xs, 100_000);
+}
+
+fn line_strategy() -> impl Strategy<Value = String> {
+    prop_oneof![
+        4 => "[a-z ]{0,20}",
+        1 => Just(String::new()),
+        1 => Just("```".to_owned()),
+        1 => Just("~~~~".to_owned()),
+        1 => "## (\\[[0-9]{2}:[0-9]{2}\\] )?(User|Assistant)",
+        1 => Just("# Discussion - 2026-01-16 14:30".to_owned()),
+        1 => Just("> **Tool:** Read".to_owned()),
+        1 => "> [a-z]{0,5}",
+        1 => Just(BEGIN.to_owned()),
+        1 => Just(END.to_owned()),
+        1 => Just("---".to_owned()),
+        1 => Just("  \r".to_owned()),
+    ]
+}
+
+fn text_strategy() -> impl Strategy<Value = String> {
+    prop::collection::vec("[a-z]{1,30}( [a-z]{1,12}){0,8}", 1..8).prop_map(|words| {
+        words
+            .iter()
+            .enumerate()
+            .map(|(i, w)| {
+                if i % 3 == 2 {
+                    format!("{w}\n")
+                } else {
+                    w.clone()
+                }
+            })
+            .collect::<Vec<_>>()
+            .join("\n")
+    })
+}
+
+fn turns_strategy() -> impl Strategy<Value = Vec<Turn>> {
+    let role = prop_oneof![Just(Role::User), Just(Role::Assistant)];
+    let time = prop::option::of("[0-2][0-9]:[0-5][0-9]");
+    prop::collection::vec((role, time, text_strategy()), 0..12).prop_map(|v| {
+        v.into_iter()
+            .map(|(role, time, text)| Turn {
+                role,
+                time,
+                text: text.trim().to_owned(),
+            })
+            .collect()
+    })
+}
+
+fn strip_for_compare(s: &str) -> String {
+    s.lines()
+        .filter(|l| !l.starts_with("## "))
+        .flat_map(|l| l.chars().filter(|c| !c.is_whitespace()))
+        .collect()
+}
+
+proptest! {
+    #[test]
+    fn parse_render_roundtrip(turns in turns_strategy()) {
+        prop_assert_eq!(parse(&render(&turns)).turns, turns);
+    }
+
+    #[test]
+    fn parsed_documents_roundtrip(lines in prop::collection::vec(line_strategy(), 0..40)) {
+        let first = parse(&lines.join("\n"));
+        let again = parse(&render(&first.turns));
+        prop_assert_eq!(again.turns, first.turns);
+    }
+
+    #[test]
+    fn trim_noise_is_idempotent(lines in prop::collection::vec(
+        prop_oneof![Just("INFO x".to_owned()), Just("```".to_owned()), "[a-z ]{0,10}"], 0..200)
+    ) {
+        let text = lines.join("\n");
+        let once = trim_noise(&text);
+        prop_assert_eq!(trim_noise(&once), once.clone());
+        prop_assert!(once.lines().count() <= text.lines().count().max(1));
+    }
+
+    #[test]
+    fn chunks_fit_and_lose_no_text(turns in turns_strategy(), max_tokens in 7usize..120) {
+        let got = chunks(&turns, max_tokens);
+        for c in &got {
+            prop_assert!(estimate_tokens(c) <= max_tokens, "{} > {}", estimate_tokens(c), max_tokens);
+            prop_assert!(c.starts_with("## "));
+        }
+        let want: String = turns.iter().map(|t| strip_for_compare(&t.text)).collect();
+        prop_assert_eq!(strip_for_compare(&got.concat()), want);
+    }
+}
