@@ -24,7 +24,7 @@ const FACTS: [&str; 6] = [
 /// answered and committed, because with `concurrency = 1` the next request is only sent
 /// after the previous transcript was committed.
 const KILL_AT: usize = 3;
-const LATENCY: Duration = Duration::from_millis(300);
+const LATENCY: Duration = Duration::from_millis(500);
 const WAIT_LIMIT: Duration = Duration::from_secs(10);
 
 fn six_transcripts() -> TestEnv {
@@ -141,20 +141,23 @@ fn sigterm_stops_the_run_cleanly_keeping_what_it_committed() {
     let report: serde_json::Value =
         serde_json::from_slice(&output.stdout).expect("the report is still printed");
     assert_eq!(report["interrupted"], true);
-    assert_eq!(report["transcripts"]["processed"], KILL_AT - 1);
     assert!(stderr.contains("interrupted"), "{stderr}");
-    assert_eq!(bullets(&env.memory()).len(), KILL_AT - 1);
-    assert_eq!(
-        mock.count(),
-        KILL_AT,
-        "nothing new is sent after the signal"
+    // Under load the answer in flight may land before the signal is handled: what counts
+    // is that the run stops asking and that the file holds exactly what it committed.
+    let processed = report["transcripts"]["processed"].as_u64().unwrap_or(0) as usize;
+    assert!(
+        (KILL_AT - 1..=KILL_AT).contains(&processed),
+        "{processed} processed"
+    );
+    assert_eq!(bullets(&env.memory()).len(), processed);
+    let sent = mock.settled_count();
+    assert!(
+        sent <= processed + 1,
+        "nothing new is sent after the signal: {sent} requests for {processed} processed"
     );
 
     mock.set_latency(Duration::ZERO);
     let report = env.extract(&mock, &[], 0);
-    assert_eq!(
-        report["transcripts"]["processed"],
-        FACTS.len() - (KILL_AT - 1)
-    );
+    assert_eq!(report["transcripts"]["processed"], FACTS.len() - processed);
     assert_eq!(bullets(&env.memory()).len(), FACTS.len());
 }

@@ -68,7 +68,7 @@ fn a_rejected_key_is_exit_2_and_marks_nothing_done() {
         "the key itself is never printed:\n{stderr}"
     );
     assert_no_facts_written(&env);
-    let sent = mock.count();
+    let sent = mock.settled_count();
     assert!(
         (1..=3).contains(&sent),
         "a 401 is not retried: {sent} requests"

@@ -252,6 +252,21 @@ impl Mock {
     pub fn count(&self) -> usize {
         lock(&self.shared.log).len()
     }
+
+    /// The request count once it has stopped changing for 200 ms (at most 5 s): a client
+    /// that aborted mid-request may still have bytes on the wire when it exits.
+    pub fn settled_count(&self) -> usize {
+        let deadline = Instant::now() + Duration::from_secs(5);
+        let mut last = self.count();
+        loop {
+            thread::sleep(Duration::from_millis(200));
+            let now = self.count();
+            if now == last || Instant::now() > deadline {
+                return now;
+            }
+            last = now;
+        }
+    }
 }
 
 impl Drop for Mock {
