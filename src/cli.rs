@@ -90,7 +90,7 @@ pub enum MemoryCommand {
 pub enum PromptCommand {
     /// Print the prompt in use (your override, else the built-in default)
     Show,
-    /// Print where the override lives (<config dir>/extraction-prompt.md)
+    /// Print where the override lives: extraction-prompt.md beside the config file
     Path,
     /// Remove your override so the built-in default is used again
     Reset,

@@ -146,8 +146,8 @@ fn append(doc: &[u8], block: &str) -> Vec<u8> {
     out
 }
 
-/// Removes every `BEGIN..END` span (markers included), and a dangling `BEGIN` through the end
-/// of the text.
+/// Removes every `BEGIN..END` span (markers included). A `BEGIN` with no `END` after it is
+/// not memloop's output but someone quoting a marker: the text is kept.
 ///
 /// Matches markers anywhere, not only as whole lines, because transcripts quote files inside
 /// blockquotes and tool output; memloop's own output must never be extracted again.
@@ -159,6 +159,7 @@ pub fn strip(text: &str) -> String {
         out.push_str(&rest[..start]);
         let after = &rest[start + BEGIN.len()..];
         let Some(end) = after.find(END) else {
+            out.push_str(&rest[start..]);
             return out;
         };
         rest = &after[end + END.len()..];
@@ -450,7 +451,10 @@ mod tests {
                 format!("> {BEGIN}\n> - x\n> {END}\nnext"),
                 "> \nnext".into(),
             ),
-            (format!("a\n{BEGIN}\n- x\nmore"), "a\n".into()),
+            (
+                format!("a\n{BEGIN}\n- x\nmore"),
+                format!("a\n{BEGIN}\n- x\nmore"),
+            ),
             (format!("a {END} b"), format!("a {END} b")),
         ];
         for (input, expect) in cases {

@@ -12,7 +12,7 @@ use std::sync::LazyLock;
 use regex::Regex;
 use serde::Deserialize;
 
-use crate::fence::{BEGIN, END};
+use crate::fence;
 
 /// Fenced code blocks and log runs longer than this many lines are shortened by [`trim_noise`].
 const NOISE_MAX_LINES: usize = 40;
@@ -206,11 +206,12 @@ fn fence_marker(line: &str) -> Option<(char, usize, &str)> {
 #[must_use]
 pub fn parse(text: &str) -> Transcript {
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    // memloop's own output, quoted in a chat, is never extracted again.
+    let text = fence::strip(text);
     // Trailing CRs are stripped one by one, not as CRLF pairs, so that a stray "\r\r\n"
     // parses the same after a render as before it.
     let lines: Vec<&str> = text.split('\n').map(|l| l.trim_end_matches('\r')).collect();
     let (meta, meta_error, body) = split_frontmatter(&lines);
-    let body = strip_insights(body);
 
     let mut fence = Fence::default();
     let mut preamble: Vec<&str> = Vec::new();
@@ -310,26 +311,6 @@ fn describe_yaml_error(e: &serde_saphyr::Error) -> String {
         ),
         None => format!("malformed frontmatter: {reason}"),
     }
-}
-
-/// Drops every `BEGIN`..`END` block (marker lines included); a `BEGIN` with no `END`
-/// after it is kept, since cutting to the end would lose the conversation.
-fn strip_insights<'a>(lines: &[&'a str]) -> Vec<&'a str> {
-    let is = |line: &str, marker: &str| line.trim() == marker;
-    let last_end = lines.iter().rposition(|l| is(l, END));
-    let mut out = Vec::with_capacity(lines.len());
-    let mut i = 0;
-    while i < lines.len() {
-        if is(lines[i], BEGIN) && last_end.is_some_and(|e| e > i) {
-            while !is(lines[i], END) {
-                i += 1;
-            }
-        } else {
-            out.push(lines[i]);
-        }
-        i += 1;
-    }
-    out
 }
 
 /// Joins a turn's lines without its tool-call blockquotes, trimmed.

@@ -3,6 +3,7 @@
 //! trimming, and chunking to a budget, with property tests over generated turns.
 
 use super::*;
+use crate::fence::{BEGIN, END};
 use proptest::prelude::*;
 
 const REALISTIC: &str = r#"---
