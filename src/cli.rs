@@ -44,6 +44,12 @@ pub struct Global {
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Extract durable facts from new or changed transcripts and update the memory files
+    ///
+    /// Only transcripts that are new or changed since the last run are sent (SHA-256 in the
+    /// ledger); files modified in the last `settle_minutes` wait for the next run. Secrets
+    /// are redacted before anything leaves the machine. Each transcript is committed as it
+    /// finishes: a failure names the file and it is retried next run; Ctrl-C keeps what was
+    /// committed.
     Extract(ExtractArgs),
     /// Look at the memory memloop keeps
     #[command(subcommand)]
