@@ -3,7 +3,7 @@
 //! user deleted become forgotten facts and the bullets they added or changed become facts of
 //! their own. Pure: comparing texts; the pipeline applies the result to the ledger.
 
-use std::collections::HashSet;
+use std::collections::HashMap;
 
 use crate::fact::normalize;
 use crate::render::{Bullet, parse_bullets};
@@ -15,11 +15,13 @@ pub struct Edits {
     pub removed: Vec<Bullet>,
     /// Bullets in the file that memloop did not write (new, or changed wording).
     pub added: Vec<Bullet>,
+    /// Bullets memloop wrote that the user moved under another heading.
+    pub moved: Vec<Bullet>,
 }
 
 impl Edits {
     pub fn is_empty(&self) -> bool {
-        self.removed.is_empty() && self.added.is_empty()
+        self.removed.is_empty() && self.added.is_empty() && self.moved.is_empty()
     }
 }
 
@@ -37,20 +39,29 @@ pub fn diff(current: Option<&str>, rendered: Option<&str>, previous: Option<&str
     }
     let now = parse_bullets(current);
     let before = rendered.map(parse_bullets).unwrap_or_default();
-    let keys = |bullets: &[Bullet]| -> HashSet<String> {
-        bullets.iter().map(|b| normalize(&b.text)).collect()
+    let categories = |bullets: &[Bullet]| -> HashMap<String, Option<String>> {
+        bullets
+            .iter()
+            .map(|b| (normalize(&b.text), b.category.clone()))
+            .collect()
     };
-    let (now_keys, before_keys) = (keys(&now), keys(&before));
-    Edits {
-        removed: before
-            .into_iter()
-            .filter(|b| !now_keys.contains(&normalize(&b.text)))
-            .collect(),
-        added: now
-            .into_iter()
-            .filter(|b| !before_keys.contains(&normalize(&b.text)))
-            .collect(),
+    let (now_keys, before_keys) = (categories(&now), categories(&before));
+    let mut edits = Edits::default();
+    for b in before {
+        if !now_keys.contains_key(&normalize(&b.text)) {
+            edits.removed.push(b);
+        }
     }
+    for b in now {
+        match before_keys.get(&normalize(&b.text)) {
+            None => edits.added.push(b),
+            Some(category) if *category != b.category && b.category.is_some() => {
+                edits.moved.push(b)
+            }
+            Some(_) => {}
+        }
+    }
+    edits
 }
 
 #[cfg(test)]
@@ -87,6 +98,15 @@ mod tests {
             None,
         );
         assert!(e.is_empty(), "{e:?}");
+    }
+
+    #[test]
+    fn a_bullet_moved_under_another_heading_is_a_change() {
+        let edited = "# Memory\n\n## Preferences\n\n- Prefers tea.\n\n## Patterns\n\n- Uses Vim.\n";
+        let e = diff(Some(edited), Some(WRITTEN), None);
+        assert!(e.added.is_empty() && e.removed.is_empty(), "{e:?}");
+        assert_eq!(texts(&e.moved), ["Uses Vim."]);
+        assert_eq!(e.moved[0].category.as_deref(), Some("Patterns"));
     }
 
     #[test]

@@ -335,6 +335,15 @@ impl Ledger {
         Ok(())
     }
 
+    /// Moves a fact under another category (the user moved its bullet).
+    pub fn set_category(&self, id: i64, category: &str) -> Result<()> {
+        self.conn.execute(
+            "UPDATE facts SET category = ?2 WHERE id = ?1",
+            params![id, category],
+        )?;
+        Ok(())
+    }
+
     /// Why an archived fact was archived (`replaced`, `cap`), if recorded.
     pub fn archived_reason(&self, id: i64) -> Result<Option<String>> {
         Ok(self

@@ -658,7 +658,8 @@ impl<'a> Run<'a> {
         Ok(())
     }
 
-    /// Records hand edits: deleted bullets become forgotten, added ones become facts.
+    /// Records hand edits: deleted bullets become forgotten, added ones become facts, moved
+    /// ones change category.
     fn apply_edits(&mut self, target: Target, edits: edits::Edits) -> Result<()> {
         let (scope, vault) = match target {
             Target::Memory => (Scope::Global, None),
@@ -677,6 +678,14 @@ impl<'a> Run<'a> {
             for b in &edits.removed {
                 if let Some(id) = index.find(&b.text, scope, vault.as_deref()) {
                     l.set_status(id, Status::Forgotten, None)?;
+                }
+            }
+            for b in &edits.moved {
+                if let (Some(id), Some(category)) = (
+                    index.find(&b.text, scope, vault.as_deref()),
+                    b.category.as_deref(),
+                ) {
+                    l.set_category(id, category)?;
                 }
             }
             for b in &edits.added {

@@ -153,3 +153,41 @@ fn bullets_the_user_deletes_stay_deleted_and_added_ones_stay() {
         "the run did write: {memory}"
     );
 }
+
+#[test]
+fn a_bullet_moved_under_another_heading_stays_there() {
+    let env = TestEnv::with_fixtures();
+    let mock = Mock::start();
+    env.extract(&mock, &[], 0);
+    let memory = env.memory();
+    assert!(
+        section(&memory, "Preferences").contains(&DIRECT.to_owned()),
+        "{memory}"
+    );
+    let moved = memory.replace(&format!("- {DIRECT}\n"), "")
+        + &format!("\n## Communication\n\n- {DIRECT}\n");
+    write_file(&env.memory_path(), moved.as_bytes());
+    env.add_transcript(
+        "alpha",
+        "2025-06-28-0900-again.md",
+        &transcript(
+            "2025-06-28",
+            "09:00",
+            "Again",
+            &format!("remember: Preferences | global | {DIRECT}"),
+        ),
+    );
+
+    env.extract(&mock, &[], 0);
+
+    let memory = env.memory();
+    assert_eq!(
+        section(&memory, "Communication"),
+        vec![DIRECT.to_owned()],
+        "{memory}"
+    );
+    assert!(
+        !section(&memory, "Preferences").contains(&DIRECT.to_owned()),
+        "{memory}"
+    );
+}
