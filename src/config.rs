@@ -247,15 +247,7 @@ impl Resolved {
             }
         };
         let api_key = match kind {
-            ProviderKind::Anthropic => {
-                let key = env.var("ANTHROPIC_API_KEY").map(str::to_owned);
-                if key.is_none() {
-                    return Err(invalid(
-                        "provider anthropic needs ANTHROPIC_API_KEY in the environment".into(),
-                    ));
-                }
-                key
-            }
+            ProviderKind::Anthropic => env.var("ANTHROPIC_API_KEY").map(str::to_owned),
             ProviderKind::OpenAi => env.var("OPENAI_API_KEY").map(str::to_owned),
             ProviderKind::ClaudeCli | ProviderKind::Builtin => None,
         };
@@ -276,6 +268,11 @@ impl Resolved {
             .or_else(|| Some(config.llm.model.clone()).filter(|m| !m.is_empty()))
             .unwrap_or_else(|| default_model(kind).to_owned());
 
+        if config.memory.review {
+            return Err(invalid(format!(
+                "{file}: memory.review = true needs `memloop memory review`, which this version does not have yet: set it to false"
+            )));
+        }
         let llm = &config.llm;
         if llm.concurrency == 0 {
             return Err(invalid(format!(
@@ -310,6 +307,19 @@ impl Resolved {
             provider_reason,
             config,
         })
+    }
+}
+
+impl Resolved {
+    /// What a provider needs before it can be called: checked by the commands that call
+    /// it, so that `status`, `doctor` and `memory show` work without a key.
+    pub fn require_credentials(&self) -> Result<(), ConfigError> {
+        if self.llm.kind == ProviderKind::Anthropic && self.llm.api_key.is_none() {
+            return Err(ConfigError::Invalid(
+                "provider anthropic needs ANTHROPIC_API_KEY in the environment".into(),
+            ));
+        }
+        Ok(())
     }
 }
 
@@ -477,7 +487,12 @@ mod tests {
     fn bad_provider_and_missing_key_are_config_errors() {
         let err = resolve(Config::default(), &[("MEMLOOP_PROVIDER", "gemini")]).unwrap_err();
         assert!(err.to_string().contains("unknown provider `gemini`"));
-        let err = resolve(Config::default(), &[("MEMLOOP_PROVIDER", "anthropic")]).unwrap_err();
+        let r = resolve(Config::default(), &[("MEMLOOP_PROVIDER", "anthropic")]).unwrap();
+        let err = r.require_credentials().unwrap_err();
         assert!(err.to_string().contains("ANTHROPIC_API_KEY"));
+        let mut c = Config::default();
+        c.memory.review = true;
+        let err = resolve(c, &[]).unwrap_err();
+        assert!(err.to_string().contains("memory.review"), "{err}");
     }
 }

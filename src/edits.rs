@@ -1,21 +1,23 @@
-//! Hand edits to the files memloop writes. memloop remembers the text it last rendered into
+//! Hand edits to the files memloop writes. memloop remembers the text it last wrote into
 //! each target (memory.md, a vault's fence); when the file on disk differs, the bullets the
-//! user deleted become forgotten facts and the bullets they added or changed become facts of
-//! their own. Pure: comparing texts; the pipeline applies the result to the ledger.
+//! user deleted become forgotten facts, the bullets they added or reworded become facts in
+//! their words, and bullets moved under another heading change category. Pure: comparing
+//! texts; the pipeline applies the result to the ledger.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use crate::fact::normalize;
-use crate::render::{Bullet, parse_bullets};
+use crate::render::{Bullet, clean, parse_bullets};
 
 /// What the user changed by hand since memloop last wrote a file.
 #[derive(Debug, Default, PartialEq, Eq)]
 pub struct Edits {
-    /// Bullets memloop wrote that are gone from the file.
+    /// Bullets memloop wrote whose meaning is gone from the file.
     pub removed: Vec<Bullet>,
-    /// Bullets in the file that memloop did not write (new, or changed wording).
+    /// Bullets in the file in words memloop did not write: new facts, or rewordings
+    /// (even of case or punctuation only) of known ones.
     pub added: Vec<Bullet>,
-    /// Bullets memloop wrote that the user moved under another heading.
+    /// Bullets memloop wrote, word for word, that the user moved under another heading.
     pub moved: Vec<Bullet>,
 }
 
@@ -25,38 +27,55 @@ impl Edits {
     }
 }
 
-/// Compares the file as it is (`current`) with what memloop wrote last (`rendered`) and the
-/// time before (`previous`). A file equal to either carries no edits: equal to `previous`
-/// means a run stopped between recording its render and writing the file. With no record
-/// at all, every bullet in an existing file counts as the user's own.
-pub fn diff(current: Option<&str>, rendered: Option<&str>, previous: Option<&str>) -> Edits {
+/// Compares the file as it is (`current`) with what memloop wrote last (`written`).
+///
+/// `pending` is a write memloop recorded but may not have finished (a run stopped between
+/// the two). A file equal to either carries no edits. When a write was pending and the file
+/// matches neither, only what differs from both counts, so a crash can never turn facts
+/// that were about to be written into deletions. With no record at all, every bullet in an
+/// existing file counts as the user's own.
+pub fn diff(current: Option<&str>, written: Option<&str>, pending: Option<&str>) -> Edits {
     let Some(current) = current else {
         // A deleted file is not a request to forget everything: it is simply written again.
         return Edits::default();
     };
-    if Some(current) == rendered || Some(current) == previous {
+    if Some(current) == written || Some(current) == pending {
         return Edits::default();
     }
     let now = parse_bullets(current);
-    let before = rendered.map(parse_bullets).unwrap_or_default();
-    let categories = |bullets: &[Bullet]| -> HashMap<String, Option<String>> {
-        bullets
-            .iter()
-            .map(|b| (normalize(&b.text), b.category.clone()))
-            .collect()
-    };
-    let (now_keys, before_keys) = (categories(&now), categories(&before));
+    let against = |base: Option<&str>| compare(&now, &base.map(parse_bullets).unwrap_or_default());
+    let mut edits = against(written);
+    if pending.is_some() {
+        let other = against(pending);
+        let keys = |bullets: &[Bullet]| -> HashSet<String> {
+            bullets.iter().map(|b| clean(&b.text)).collect()
+        };
+        let (removed, added, moved) =
+            (keys(&other.removed), keys(&other.added), keys(&other.moved));
+        edits.removed.retain(|b| removed.contains(&clean(&b.text)));
+        edits.added.retain(|b| added.contains(&clean(&b.text)));
+        edits.moved.retain(|b| moved.contains(&clean(&b.text)));
+    }
+    edits
+}
+
+fn compare(now: &[Bullet], before: &[Bullet]) -> Edits {
+    let now_keys: HashSet<String> = now.iter().map(|b| normalize(&b.text)).collect();
+    let before_words: HashMap<String, Option<&str>> = before
+        .iter()
+        .map(|b| (clean(&b.text), b.category.as_deref()))
+        .collect();
     let mut edits = Edits::default();
     for b in before {
-        if !now_keys.contains_key(&normalize(&b.text)) {
-            edits.removed.push(b);
+        if !now_keys.contains(&normalize(&b.text)) {
+            edits.removed.push(b.clone());
         }
     }
     for b in now {
-        match before_keys.get(&normalize(&b.text)) {
-            None => edits.added.push(b),
-            Some(category) if *category != b.category && b.category.is_some() => {
-                edits.moved.push(b)
+        match before_words.get(&clean(&b.text)) {
+            None => edits.added.push(b.clone()),
+            Some(category) if b.category.is_some() && *category != b.category.as_deref() => {
+                edits.moved.push(b.clone());
             }
             Some(_) => {}
         }
@@ -75,25 +94,37 @@ mod tests {
     }
 
     #[test]
-    fn unchanged_or_previous_file_has_no_edits() {
+    fn the_file_as_written_or_as_pending_has_no_edits() {
         assert!(diff(Some(WRITTEN), Some(WRITTEN), None).is_empty());
-        assert!(diff(Some("old"), Some(WRITTEN), Some("old")).is_empty());
+        assert!(diff(Some("new"), Some(WRITTEN), Some("new")).is_empty());
         assert!(diff(None, Some(WRITTEN), None).is_empty());
     }
 
     #[test]
-    fn deleted_added_and_changed_bullets() {
-        let edited = "# Memory\n\n## Preferences\n\n- Prefers green tea.\n\n## Identity\n\n- Lives in Lisbon.\n";
-        let e = diff(Some(edited), Some(WRITTEN), None);
-        assert_eq!(texts(&e.removed), ["Prefers tea.", "Uses Vim."]);
-        assert_eq!(texts(&e.added), ["Prefers green tea.", "Lives in Lisbon."]);
-        assert_eq!(e.added[1].category.as_deref(), Some("Identity"));
+    fn deleting_the_newest_bullet_is_a_deletion() {
+        // The file now equals an older render: that is the user undoing our last write.
+        let older = "# Memory\n\n## Preferences\n\n- Prefers tea.\n";
+        let e = diff(Some(older), Some(WRITTEN), None);
+        assert_eq!(texts(&e.removed), ["Uses Vim."]);
+        assert!(e.added.is_empty());
     }
 
     #[test]
-    fn reformatting_alone_is_not_an_edit() {
+    fn deleted_added_and_reworded_bullets() {
+        let edited = "# Memory\n\n## Preferences\n\n- Prefers green tea.\n- uses vim\n\n## Identity\n\n- Lives in Lisbon.\n";
+        let e = diff(Some(edited), Some(WRITTEN), None);
+        assert_eq!(texts(&e.removed), ["Prefers tea."]);
+        assert_eq!(
+            texts(&e.added),
+            ["Prefers green tea.", "uses vim", "Lives in Lisbon."]
+        );
+        assert_eq!(e.added[2].category.as_deref(), Some("Identity"));
+    }
+
+    #[test]
+    fn bullet_markers_and_spacing_alone_are_not_edits() {
         let e = diff(
-            Some("# Memory\n\n## Preferences\n\n* prefers tea\n* Uses  vim\n"),
+            Some("# Memory\n\n## Preferences\n\n* Prefers tea.\n*   Uses  Vim.\n"),
             Some(WRITTEN),
             None,
         );
@@ -107,6 +138,20 @@ mod tests {
         assert!(e.added.is_empty() && e.removed.is_empty(), "{e:?}");
         assert_eq!(texts(&e.moved), ["Uses Vim."]);
         assert_eq!(e.moved[0].category.as_deref(), Some("Patterns"));
+    }
+
+    #[test]
+    fn a_pending_write_never_turns_its_new_facts_into_deletions() {
+        // A run recorded "tea, Vim, cats" and stopped; did the write happen? Either way the
+        // user then deleted tea and added dogs.
+        let pending = "# Memory\n\n## Preferences\n\n- Prefers tea.\n- Uses Vim.\n- Likes cats.\n";
+        let written = "# Memory\n\n## Preferences\n\n- Prefers tea.\n- Uses Vim.\n";
+        for on_disk_before_edit in [written, pending] {
+            let edited = on_disk_before_edit.replace("- Prefers tea.\n", "") + "- Likes dogs.\n";
+            let e = diff(Some(&edited), Some(written), Some(pending));
+            assert_eq!(texts(&e.removed), ["Prefers tea."], "{on_disk_before_edit}");
+            assert_eq!(texts(&e.added), ["Likes dogs."]);
+        }
     }
 
     #[test]

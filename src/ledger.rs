@@ -53,7 +53,7 @@ CREATE TABLE runs (
     finished_at TEXT NOT NULL,
     report TEXT NOT NULL
 );
-CREATE TABLE rendered (target TEXT PRIMARY KEY, content TEXT NOT NULL, previous TEXT);
+CREATE TABLE rendered (target TEXT PRIMARY KEY, content TEXT, pending TEXT);
 ";
 
 /// What the ledger remembers of one processed transcript.
@@ -366,13 +366,14 @@ impl Ledger {
         Ok(())
     }
 
-    /// The text memloop last rendered for `target` (a memory file or a vault's fence) and
-    /// the one before it.
+    /// What memloop knows it wrote to `target` (a memory file or a vault's fence), and the
+    /// text of a write it recorded but may not have finished (set only between
+    /// `set_pending` and `set_written`).
     pub fn rendered(&self, target: &str) -> Result<(Option<String>, Option<String>)> {
         Ok(self
             .conn
             .query_row(
-                "SELECT content, previous FROM rendered WHERE target = ?1",
+                "SELECT content, pending FROM rendered WHERE target = ?1",
                 [target],
                 |r| Ok((r.get(0)?, r.get(1)?)),
             )
@@ -380,14 +381,47 @@ impl Ledger {
             .unwrap_or((None, None)))
     }
 
-    /// Records the text memloop is about to write to `target`, keeping the last one as
-    /// `previous` (recorded before the write, so a crash between the two is recognisable).
-    pub fn set_rendered(&self, target: &str, content: &str) -> Result<()> {
+    /// Records, before writing `target`, the text about to be written.
+    pub fn set_pending(&self, target: &str, text: &str) -> Result<()> {
+        self.conn.execute(
+            "INSERT INTO rendered (target, pending) VALUES (?1, ?2)
+             ON CONFLICT (target) DO UPDATE SET pending = ?2",
+            params![target, text],
+        )?;
+        Ok(())
+    }
+
+    /// Records that `target` now holds `text` as memloop wrote it.
+    pub fn set_written(&self, target: &str, text: &str) -> Result<()> {
         self.conn.execute(
             "INSERT INTO rendered (target, content) VALUES (?1, ?2)
-             ON CONFLICT (target) DO UPDATE SET previous = content, content = ?2
-             WHERE content IS NOT ?2",
-            params![target, content],
+             ON CONFLICT (target) DO UPDATE SET content = ?2, pending = NULL",
+            params![target, text],
+        )?;
+        Ok(())
+    }
+
+    /// The row of an already processed transcript with these exact bytes, wherever it was.
+    pub fn transcript_by_checksum(&self, sha256: &str) -> Result<Option<TranscriptRow>> {
+        let path: Option<String> = self
+            .conn
+            .query_row(
+                "SELECT path FROM transcripts WHERE sha256 = ?1 ORDER BY processed_at LIMIT 1",
+                [sha256],
+                |r| r.get(0),
+            )
+            .optional()?;
+        match path {
+            Some(p) => self.transcript(&p),
+            None => Ok(None),
+        }
+    }
+
+    /// Replaces a fact's wording (the user reworded its bullet, or a model updated it).
+    pub fn set_text(&self, id: i64, text: &str, key: &str) -> Result<()> {
+        self.conn.execute(
+            "UPDATE facts SET text = ?2, key = ?3 WHERE id = ?1",
+            params![id, text, key],
         )?;
         Ok(())
     }
@@ -655,12 +689,15 @@ mod tests {
     fn rendered_text_round_trips() {
         let l = ledger();
         assert_eq!(l.rendered("m").unwrap(), (None, None));
-        l.set_rendered("m", "one").unwrap();
-        l.set_rendered("m", "two").unwrap();
-        l.set_rendered("m", "two").unwrap();
+        l.set_pending("m", "one").unwrap();
+        assert_eq!(l.rendered("m").unwrap(), (None, Some("one".into())));
+        l.set_written("m", "one").unwrap();
+        l.set_pending("m", "two").unwrap();
         assert_eq!(
             l.rendered("m").unwrap(),
-            (Some("two".into()), Some("one".into()))
+            (Some("one".into()), Some("two".into()))
         );
+        l.set_written("m", "two").unwrap();
+        assert_eq!(l.rendered("m").unwrap(), (Some("two".into()), None));
     }
 }

@@ -175,9 +175,25 @@ fn select_vaults(
     } else {
         opts.vaults.iter().map(|dir| vault::open(dir)).collect()
     };
-    let mut vaults = Vec::new();
+    let mut vaults: Vec<Vault> = Vec::new();
     for v in found {
         match v {
+            // Vault facts are filed by the vault's name: two vaults of one name would share
+            // their insights, so the second is refused until one is renamed.
+            Ok(v) if vaults.iter().any(|other| other.name == v.name) => {
+                let other = vaults
+                    .iter()
+                    .find(|o| o.name == v.name)
+                    .map(|o| o.root.display().to_string());
+                report.failures.push(Failure {
+                    path: v.root.display().to_string(),
+                    error: format!(
+                        "another vault is also named {} ({}): rename one of them",
+                        v.name,
+                        other.unwrap_or_default()
+                    ),
+                });
+            }
             Ok(v) => vaults.push(v),
             Err(
                 e
@@ -299,6 +315,21 @@ impl<'a> Run<'a> {
                     self.report.transcripts.unchanged += 1;
                     continue;
                 }
+                // The same bytes under another name (a renamed file, a moved vault): already
+                // paid for.
+                if !self.opts.force
+                    && let Some(known) = self.ledger.transcript_by_checksum(&sha256)?
+                {
+                    self.ledger.mark_transcript(&TranscriptRow {
+                        path: key,
+                        vault: self.vaults[vi].name.clone(),
+                        size,
+                        mtime_ns,
+                        ..known
+                    })?;
+                    self.report.transcripts.unchanged += 1;
+                    continue;
+                }
                 jobs.push(Job {
                     vault: vi,
                     path,
@@ -347,13 +378,18 @@ impl<'a> Run<'a> {
             .and_then(iso_date)
             .unwrap_or_else(|| local_date(job.mtime_ns));
         let system = llm::system_prompt(&self.prompt.text, &self.prompt.categories);
+        let vault = self.vaults[job.vault].name.clone();
         let whole = transcript::render(&t.turns);
         let known: Vec<String> = self
             .index
             .related(&whole, RELATED_FACTS)
             .into_iter()
             .filter_map(|id| self.ledger.fact(id).ok().flatten())
-            .filter(|f| f.status == Status::Active)
+            // Another vault's facts are not this transcript's business.
+            .filter(|f| {
+                f.status == Status::Active
+                    && (f.scope == Scope::Global || f.vault.as_deref() == Some(vault.as_str()))
+            })
             .map(|f| f.text)
             .collect();
         let overhead = transcript::estimate_tokens(&system)
@@ -369,7 +405,6 @@ impl<'a> Run<'a> {
             .max_input_tokens
             .saturating_sub(overhead)
             .max(500);
-        let vault = self.vaults[job.vault].name.clone();
         let requests = transcript::chunks(&t.turns, budget)
             .into_iter()
             .map(|chunk| ExtractRequest {
@@ -589,16 +624,14 @@ impl<'a> Run<'a> {
                 .or_insert_with(|| current.clone());
         }
         let key = path.display().to_string();
-        let (rendered, previous) = self.ledger.rendered(&key)?;
-        let edits = edits::diff(current.as_deref(), rendered.as_deref(), previous.as_deref());
-        if !edits.is_empty() {
+        let (written, pending) = self.ledger.rendered(&key)?;
+        let edits = edits::diff(current.as_deref(), written.as_deref(), pending.as_deref());
+        let edited = !edits.is_empty();
+        if edited {
             self.apply_edits(target, edits)?;
         }
 
-        let (scope, vault) = match target {
-            Target::Memory => (Scope::Global, None),
-            Target::Vault(vi) => (Scope::Vault, Some(self.vaults[vi].name.clone())),
-        };
+        let (scope, vault) = self.scope_of(target);
         let candidates: Vec<Fact> = self
             .ledger
             .renderable_facts()?
@@ -611,7 +644,11 @@ impl<'a> Run<'a> {
                 &self.prompt.categories,
                 self.cfg.config.memory.max_bytes,
             ),
-            Target::Vault(_) => render::insights(&candidates, self.cfg.config.insights.max_bytes),
+            Target::Vault(_) => insights_within_cap(
+                &candidates,
+                self.cfg.config.insights.max_bytes,
+                bytes.as_deref().is_some_and(crlf),
+            ),
         };
         let left_out: HashSet<i64> = out.archived.iter().copied().collect();
         let mut archived_now = 0;
@@ -626,7 +663,7 @@ impl<'a> Run<'a> {
                     _ => {}
                 }
             }
-            l.set_rendered(&key, &out.text)
+            Ok(())
         })?;
         self.report.facts.archived += archived_now;
 
@@ -635,36 +672,55 @@ impl<'a> Run<'a> {
                 // No facts and no file yet: nothing worth creating.
                 let write = bytes.is_some() || !candidates.is_empty();
                 self.report.memory.bytes = if write { out.text.len() } else { 0 };
-                write.then(|| out.text.into_bytes())
+                write.then(|| out.text.clone().into_bytes())
             }
             Target::Vault(_) => {
                 let block = (!out.text.is_empty()).then_some(out.text.as_str());
                 fence::splice(bytes.as_deref().unwrap_or_default(), block)?
             }
+        }
+        .filter(|new| bytes.as_deref() != Some(new.as_slice()));
+        let Some(new_bytes) = new_bytes else {
+            // Nothing to write; remember the file only when it holds exactly our render.
+            if current.as_deref() == Some(out.text.as_str())
+                && written.as_deref() != Some(&out.text)
+            {
+                self.ledger.set_written(&key, &out.text)?;
+            }
+            return Ok(());
         };
-        if let Some(new_bytes) = new_bytes
-            && bytes.as_deref() != Some(new_bytes.as_slice())
-        {
-            if self.opts.dry_run {
-                self.overlay.insert(path.to_path_buf(), new_bytes);
-            } else {
-                if target == Target::Memory && bytes.is_some() && rendered.is_none() {
-                    back_up_foreign(path)?;
-                }
-                fsutil::write_atomic(path, &new_bytes)
-                    .with_context(|| format!("could not write {}", path.display()))?;
+        if self.opts.dry_run {
+            self.overlay.insert(path.to_path_buf(), new_bytes);
+            self.ledger.set_written(&key, &out.text)?;
+            return Ok(());
+        }
+        if target == Target::Memory && bytes.is_some() {
+            if written.is_none() && pending.is_none() {
+                back_up(path, "before-memloop", false)?;
+            } else if edited {
+                // Bullets are read back; anything else the user typed survives here.
+                back_up(path, "bak", true)?;
             }
         }
-        Ok(())
+        // Recorded before the write, cleared after it: see `edits::diff`.
+        self.ledger.set_pending(&key, &out.text)?;
+        fsutil::write_atomic(path, &new_bytes)
+            .with_context(|| format!("could not write {}", path.display()))?;
+        self.ledger.set_written(&key, &out.text)
     }
 
-    /// Records hand edits: deleted bullets become forgotten, added ones become facts, moved
-    /// ones change category.
-    fn apply_edits(&mut self, target: Target, edits: edits::Edits) -> Result<()> {
-        let (scope, vault) = match target {
+    fn scope_of(&self, target: Target) -> (Scope, Option<String>) {
+        match target {
             Target::Memory => (Scope::Global, None),
             Target::Vault(vi) => (Scope::Vault, Some(self.vaults[vi].name.clone())),
-        };
+        }
+    }
+
+    /// Records hand edits: deleted bullets become forgotten, added or reworded ones become
+    /// facts in the user's words, moved ones change category. Secrets are redacted here too.
+    fn apply_edits(&mut self, target: Target, edits: edits::Edits) -> Result<()> {
+        let (scope, vault) = self.scope_of(target);
+        let vault = vault.as_deref();
         let source = Source {
             transcript: "(edited by hand)".into(),
             date: self.today.clone(),
@@ -676,37 +732,45 @@ impl<'a> Run<'a> {
         let mut index = std::mem::take(&mut self.index);
         let result = self.ledger.transaction(|l| {
             for b in &edits.removed {
-                if let Some(id) = index.find(&b.text, scope, vault.as_deref()) {
+                if let Some(id) = index.find(&b.text, scope, vault) {
                     l.set_status(id, Status::Forgotten, None)?;
                 }
             }
             for b in &edits.moved {
-                if let (Some(id), Some(category)) = (
-                    index.find(&b.text, scope, vault.as_deref()),
-                    b.category.as_deref(),
-                ) {
+                if let (Some(id), Some(category)) =
+                    (index.find(&b.text, scope, vault), b.category.as_deref())
+                {
                     l.set_category(id, category)?;
                 }
             }
             for b in &edits.added {
-                match index.find(&b.text, scope, vault.as_deref()) {
-                    Some(id) => l.set_status(id, Status::Active, None)?,
+                let text = render::clean(&redact::redact(&b.text));
+                let key = fact::normalize(&text);
+                match index.find(&text, scope, vault) {
+                    Some(id) => {
+                        // The user's words win over the wording memloop had.
+                        l.set_text(id, &text, &key)?;
+                        l.set_status(id, Status::Active, None)?;
+                        if let Some(category) = b.category.as_deref() {
+                            l.set_category(id, category)?;
+                        }
+                        index.insert(id, &text, scope, vault);
+                    }
                     None => {
                         let category = b
                             .category
                             .clone()
                             .unwrap_or_else(|| default_category.clone());
-                        let key = fact::normalize(&b.text);
                         let id = l.insert_fact(&NewFact {
-                            text: &b.text,
+                            text: &text,
                             key: &key,
                             category: &category,
                             scope,
-                            vault: vault.as_deref(),
+                            vault,
                             status: Status::Active,
                             source: &source,
                         })?;
-                        index.insert(id, &b.text, scope, vault.as_deref());
+                        index.insert(id, &text, scope, vault);
                     }
                 }
             }
@@ -760,11 +824,17 @@ impl<'a> Run<'a> {
     }
 }
 
-/// The first time memloop takes over a memory file it did not write, a copy of it is kept.
-fn back_up_foreign(path: &Path) -> Result<()> {
-    let backup = path.with_extension("md.before-memloop");
-    if !backup.exists() {
-        std::fs::copy(path, &backup).with_context(|| {
+/// Keeps a copy of a memory file beside it before memloop rewrites it: `once` keeps the
+/// first copy ever made (the file as it was before memloop took it over), otherwise the
+/// copy is the latest hand-edited version.
+fn back_up(path: &Path, suffix: &str, replace: bool) -> Result<()> {
+    let mut name = path.file_name().unwrap_or_default().to_os_string();
+    name.push(format!(".{suffix}"));
+    let backup = path.with_file_name(name);
+    if replace || !backup.exists() {
+        let bytes =
+            std::fs::read(path).with_context(|| format!("could not read {}", path.display()))?;
+        fsutil::write_atomic(&backup, &bytes).with_context(|| {
             format!(
                 "could not back up {} to {}",
                 path.display(),
@@ -773,6 +843,32 @@ fn back_up_foreign(path: &Path) -> Result<()> {
         })?;
     }
     Ok(())
+}
+
+/// Whether a document's first line ends in CRLF (the fence's lines will too).
+fn crlf(doc: &[u8]) -> bool {
+    doc.iter()
+        .position(|&b| b == b'\n')
+        .is_some_and(|i| i > 0 && doc[i - 1] == b'\r')
+}
+
+/// The insights block within `cap` bytes as it will be written: in a CRLF file every line
+/// costs one byte more than `render::insights` counts.
+fn insights_within_cap(facts: &[Fact], cap: usize, crlf: bool) -> render::Rendered {
+    let mut budget = cap;
+    loop {
+        let out = render::insights(facts, budget);
+        if !crlf {
+            return out;
+        }
+        // The block's own lines plus the two marker lines.
+        let extra = out.text.matches('\n').count() + 2;
+        let size = out.text.len() + fence::BEGIN.len() + fence::END.len() + 2 + extra;
+        if size <= cap || budget == 0 || out.text.is_empty() {
+            return out;
+        }
+        budget = budget.saturating_sub(size - cap);
+    }
 }
 
 fn bullet_change(path: &Path, before: &str, after: &str) -> Change {
@@ -849,7 +945,23 @@ fn merge_candidate(
     }
     let category = canonical_category(&c.category, categories);
     let vault = (c.scope == Scope::Vault).then_some(vault_name);
+    // The fact this one updates, if it is still in force (shown, or pushed out by the cap).
+    let replaced = match c.replaces.as_deref().filter(|r| !r.trim().is_empty()) {
+        Some(old_text) => match index.find(old_text, c.scope, vault) {
+            Some(old) if in_force(l, old)? => Some(old),
+            _ => None,
+        },
+        None => None,
+    };
     let id = match index.find(&text, c.scope, vault) {
+        // An update close enough to read as the same fact: the fact takes the new wording.
+        Some(id) if replaced == Some(id) => {
+            l.set_text(id, &text, &fact::normalize(&text))?;
+            index.insert(id, &text, c.scope, vault);
+            l.reinforce(id, source)?;
+            counts.replaced += 1;
+            return Ok(());
+        }
         Some(id) => {
             let Some(existing) = l.fact(id)? else {
                 return Ok(());
@@ -857,6 +969,12 @@ fn merge_candidate(
             if existing.status == Status::Forgotten {
                 counts.forgotten += 1;
                 return Ok(());
+            }
+            // A value that was replaced comes back only when it explicitly replaces the
+            // one in force ("moved back to Berlin"); an old transcript saying it again
+            // does not resurrect it.
+            if existing.status == Status::Archived && replaced.is_some() {
+                l.set_status(id, Status::Active, None)?;
             }
             if l.reinforce(id, source)? {
                 counts.merged += 1;
@@ -884,16 +1002,20 @@ fn merge_candidate(
             id
         }
     };
-    if let Some(old_text) = c.replaces.as_deref().filter(|r| !r.trim().is_empty())
-        && let Some(old) = index
-            .find(old_text, c.scope, vault)
-            .filter(|&old| old != id)
-        && l.fact(old)?.is_some_and(|f| f.status == Status::Active)
-    {
+    if let Some(old) = replaced.filter(|&old| old != id) {
         l.replace(old, id)?;
         counts.replaced += 1;
     }
     Ok(())
+}
+
+/// Whether a fact still counts: shown, pending review, or only pushed out by the size cap.
+fn in_force(l: &Ledger, id: i64) -> Result<bool> {
+    Ok(match l.fact(id)?.map(|f| f.status) {
+        Some(Status::Active | Status::Pending) => true,
+        Some(Status::Archived) => l.archived_reason(id)?.as_deref() == Some("cap"),
+        _ => false,
+    })
 }
 
 /// The prompt's spelling of a category the model returned (case-insensitive); an unknown

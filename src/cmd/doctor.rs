@@ -105,6 +105,9 @@ fn check_provider(c: &mut Checks, cfg: &Resolved, env: &Env) {
             llm.model, cfg.provider_reason
         ),
     );
+    if let Err(e) = cfg.require_credentials() {
+        c.push(Level::Error, e.to_string());
+    }
     match llm.kind {
         ProviderKind::Anthropic | ProviderKind::OpenAi => {
             let key = if llm.kind == ProviderKind::Anthropic {

@@ -12,6 +12,7 @@ use crate::config::Resolved;
 use crate::pipeline::{self, Options, Progress};
 
 pub fn run(cfg: &Resolved, global: &Global, args: &ExtractArgs) -> Result<u8> {
+    cfg.require_credentials()?;
     let opts = Options {
         force: args.force,
         dry_run: args.dry_run,
