@@ -104,6 +104,11 @@ impl Ledger {
         }
         let conn = Connection::open(path)
             .with_context(|| format!("could not open ledger {}", path.display()))?;
+        // WAL with NORMAL sync: a power cut can lose the last commits but never corrupts;
+        // a lost commit only means a transcript is extracted again, which merge absorbs.
+        conn.pragma_update(None, "journal_mode", "WAL")
+            .and_then(|()| conn.pragma_update(None, "synchronous", "NORMAL"))
+            .with_context(|| format!("could not configure ledger {}", path.display()))?;
         Self::init(conn).with_context(|| format!("ledger {}", path.display()))
     }
 
@@ -112,8 +117,9 @@ impl Ledger {
     pub fn scratch_copy(path: &Path) -> Result<Self> {
         let mut conn = Connection::open_in_memory()?;
         if path.exists() {
-            let src = Connection::open_with_flags(path, rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY)
+            let src = open_read_only(path)
                 .with_context(|| format!("could not open ledger {}", path.display()))?;
+
             let backup = rusqlite::backup::Backup::new(&src, &mut conn)?;
             backup
                 .run_to_completion(256, std::time::Duration::ZERO, None)
@@ -495,6 +501,35 @@ impl Ledger {
         )?;
         Ok(pairs.len())
     }
+}
+
+/// Opens a ledger for reading without writing a byte beside it. A ledger closed cleanly
+/// has no write-ahead log left, and SQLite's `immutable` mode then reads it without
+/// creating `-shm`/`-wal` files; a log left behind (a crash, a run in progress) holds
+/// committed data, so then it is opened the ordinary read-only way.
+fn open_read_only(path: &Path) -> rusqlite::Result<Connection> {
+    use rusqlite::OpenFlags;
+    let mut wal = path.as_os_str().to_owned();
+    wal.push("-wal");
+    let mode = if Path::new(&wal).exists() {
+        "mode=ro"
+    } else {
+        "immutable=1"
+    };
+    let escaped: String = path
+        .to_string_lossy()
+        .chars()
+        .map(|c| match c {
+            '%' => "%25".to_owned(),
+            '?' => "%3f".to_owned(),
+            '#' => "%23".to_owned(),
+            c => c.to_string(),
+        })
+        .collect();
+    Connection::open_with_flags(
+        format!("file:{escaped}?{mode}"),
+        OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_URI,
+    )
 }
 
 /// Every status, for queries that want all facts.

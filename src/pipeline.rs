@@ -227,6 +227,8 @@ struct Run<'a> {
     overlay: HashMap<PathBuf, Vec<u8>>,
     /// In a dry run, each target's text before the run.
     originals: HashMap<PathBuf, Option<String>>,
+    /// A size cap left facts out: reinforcement can change what a file shows.
+    cap_binds: bool,
 }
 
 impl<'a> Run<'a> {
@@ -255,6 +257,7 @@ impl<'a> Run<'a> {
             failed_targets: HashSet::new(),
             overlay: HashMap::new(),
             originals: HashMap::new(),
+            cap_binds: false,
         })
     }
 
@@ -380,9 +383,15 @@ impl<'a> Run<'a> {
         let system = llm::system_prompt(&self.prompt.text, &self.prompt.categories);
         let vault = self.vaults[job.vault].name.clone();
         let whole = transcript::render(&t.turns);
+        // The builtin extractor has no use for known facts, and ranking them is not free.
+        let wanted = if self.cfg.llm.kind == llm::ProviderKind::Builtin {
+            0
+        } else {
+            RELATED_FACTS
+        };
         let known: Vec<String> = self
             .index
-            .related(&whole, RELATED_FACTS)
+            .related(&whole, wanted)
             .into_iter()
             .filter_map(|id| self.ledger.fact(id).ok().flatten())
             // Another vault's facts are not this transcript's business.
@@ -532,9 +541,15 @@ impl<'a> Run<'a> {
             self.rebuild_index()?;
             return Err(e);
         }
+        // Reinforcement alone rarely changes a file; the run's last sync renders everything.
+        let changed = counts.new != self.report.facts.new
+            || counts.replaced != self.report.facts.replaced
+            || (counts.merged != self.report.facts.merged && self.cap_binds);
         self.report.facts = counts;
-        self.sync(Target::Memory)?;
-        self.sync(Target::Vault(job.vault))?;
+        if changed {
+            self.sync(Target::Memory)?;
+            self.sync(Target::Vault(job.vault))?;
+        }
         let row = TranscriptRow {
             path: source.transcript.clone(),
             vault: vault_name,
@@ -651,6 +666,7 @@ impl<'a> Run<'a> {
             ),
         };
         let left_out: HashSet<i64> = out.archived.iter().copied().collect();
+        self.cap_binds |= !left_out.is_empty();
         let mut archived_now = 0;
         self.ledger.transaction(|l| {
             for f in &candidates {

@@ -48,3 +48,34 @@ fn dry_run_calls_the_llm_prints_the_changes_and_writes_nothing() {
         .without(LOCK)
         .assert_unchanged_since(&before);
 }
+
+#[test]
+fn a_dry_run_after_real_runs_leaves_every_file_as_it_was() {
+    let env = TestEnv::with_fixtures();
+    let mock = Mock::start();
+    env.extract(&mock, &[], 0);
+    env.add_transcript(
+        "alpha",
+        "2025-06-30-0900-more.md",
+        &crate::support::transcript(
+            "2025-06-30",
+            "09:00",
+            "More",
+            "remember: Identity | global | Keeps bees on the allotment.",
+        ),
+    );
+    let before = env.snapshot_tree();
+
+    let report = env.extract(&mock, &["--dry-run", "--force"], 0);
+
+    assert_eq!(report["transcripts"]["processed"], 4);
+    // Not even SQLite's -wal/-shm files appear beside the ledger.
+    env.snapshot_tree().assert_unchanged_since(&before);
+    let status = env
+        .cmd()
+        .args(["memory", "show", "--json"])
+        .assert()
+        .code(0);
+    assert!(!String::from_utf8_lossy(&status.get_output().stdout).contains("Keeps bees"));
+    env.snapshot_tree().assert_unchanged_since(&before);
+}
