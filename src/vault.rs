@@ -4,8 +4,13 @@
 //!
 //! It only looks at directories and reads `.memory-loop.json`. It does not read or parse
 //! transcripts (see `transcript`), decide which ones are new or settled (the pipeline and
-//! the ledger), or touch `CLAUDE.md` (see `fence`). Path checks are lexical: a symlink
-//! inside a vault that points elsewhere is followed, not judged.
+//! the ledger), or touch `CLAUDE.md` (see `fence`).
+//!
+//! The vault directory itself is canonicalized when it is opened: `alpha`, `./alpha/`,
+//! `/vaults/alpha` and a path through a symlink all name the same vault, with the same
+//! absolute root and transcript paths, because the ledger keys transcripts by path. Below
+//! the root, path checks are lexical: a symlink inside a vault that points elsewhere is
+//! followed, not judged, and keeps the path it has inside the vault.
 
 use std::collections::HashSet;
 use std::fs;
@@ -29,11 +34,11 @@ const DEFAULT_INBOX: &str = "00_Inbox";
 /// A vault, with its paths resolved.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Vault {
-    /// The vault directory's name.
+    /// The name of the canonical vault directory: for a symlinked vault, the target's name.
     pub name: String,
-    /// The vault directory, as it was found or given.
+    /// The vault directory, canonical: absolute, with symlinks and `.`/`..` resolved.
     pub root: PathBuf,
-    /// Where the notes live: `root` or `root/{contentRoot}`.
+    /// Where the notes live: `root` or `root/{contentRoot}`, joined lexically.
     pub content_root: PathBuf,
     /// The inbox directory, relative to `content_root`.
     pub inbox: PathBuf,
@@ -119,14 +124,17 @@ struct Settings {
     inbox_path: Option<String>,
 }
 
-/// Opens the vault at `dir`, resolving its content root and inbox.
+/// Opens the vault at `dir`, resolving its canonical root, content root and inbox.
 ///
-/// `dir` needs no `CLAUDE.md`: that test belongs to [`discover`].
+/// `dir` needs no `CLAUDE.md`: that test belongs to [`discover`]. However `dir` is spelled
+/// (relative, with `.`/`..` or a trailing slash, through a symlink), the same directory
+/// gives the same [`Vault`].
 ///
 /// # Errors
 ///
-/// The directory is missing or not a directory; `.memory-loop.json` is unreadable or not
-/// a JSON object; its `inboxPath` escapes the content root.
+/// The directory is missing, not a directory or cannot be canonicalized;
+/// `.memory-loop.json` is unreadable or not a JSON object; its `inboxPath` escapes the
+/// content root.
 pub fn open(dir: &Path) -> Result<Vault, VaultError> {
     match fs::metadata(dir) {
         Ok(meta) if meta.is_dir() => {}
@@ -147,6 +155,11 @@ pub fn open(dir: &Path) -> Result<Vault, VaultError> {
             });
         }
     }
+    let name = given_name(dir);
+    let dir = fs::canonicalize(dir).map_err(|reason| VaultError::Unreadable {
+        path: dir.to_path_buf(),
+        reason,
+    })?;
     let settings_path = dir.join(SETTINGS_FILE);
     let settings = read_settings(&settings_path)?;
 
@@ -163,8 +176,8 @@ pub fn open(dir: &Path) -> Result<Vault, VaultError> {
         _ => detect_inbox(&content_root),
     };
     Ok(Vault {
-        name: vault_name(dir),
-        root: dir.to_path_buf(),
+        name: name.unwrap_or_else(|| vault_name(&dir)),
+        root: dir,
         content_root,
         inbox,
     })
@@ -225,6 +238,22 @@ fn detect_inbox(content_root: &Path) -> PathBuf {
 }
 
 /// The directory's own name; for `.` or `..` the name of what they resolve to.
+/// The vault's name as the user spelled its path (`./work/`, `notes/../work` and a symlink
+/// called `work` are all "work"); `None` when the spelling has no last name (`.`).
+fn given_name(dir: &Path) -> Option<String> {
+    let mut names: Vec<&std::ffi::OsStr> = Vec::new();
+    for component in dir.components() {
+        match component {
+            Component::Normal(name) => names.push(name),
+            Component::ParentDir => {
+                names.pop()?;
+            }
+            Component::CurDir | Component::RootDir | Component::Prefix(_) => {}
+        }
+    }
+    names.last().map(|n| n.to_string_lossy().into_owned())
+}
+
 fn vault_name(dir: &Path) -> String {
     if let Some(name) = dir.file_name() {
         return name.to_string_lossy().into_owned();
@@ -239,9 +268,11 @@ fn vault_name(dir: &Path) -> String {
 /// Finds the vaults: each non-hidden subdirectory of `vaults_dir` holding a `CLAUDE.md`,
 /// plus every `extra` directory (which needs none).
 ///
-/// One entry per vault, deduplicated by canonical path and sorted by name then path; a
-/// vault that cannot be opened is an `Err` entry so that the others still run. A missing
-/// or unreadable `vaults_dir` is an `Err` entry too.
+/// One entry per vault, deduplicated by canonical path (the root [`open`] gives) and
+/// sorted by name then path; a symlinked vault is named after its target, so it sorts and
+/// dedups as the directory it points to. A vault that cannot be opened is an `Err` entry
+/// so that the others still run. A missing or unreadable `vaults_dir` is an `Err` entry
+/// too.
 #[must_use]
 pub fn discover(vaults_dir: Option<&Path>, extra: &[PathBuf]) -> Vec<Result<Vault, VaultError>> {
     let mut found: Vec<Result<Vault, VaultError>> = Vec::new();
@@ -336,6 +367,25 @@ mod tests {
     use super::*;
     use tempfile::TempDir;
 
+    /// A temporary directory seen through its canonical path, the one [`open`] reports
+    /// (a temp dir may sit behind a symlink, as `/var` -> `/private/var` on macOS).
+    struct Tmp {
+        _dir: TempDir,
+        path: PathBuf,
+    }
+
+    impl Tmp {
+        fn new() -> Tmp {
+            let dir = TempDir::new().expect("tempdir");
+            let path = fs::canonicalize(dir.path()).expect("canonical tempdir");
+            Tmp { _dir: dir, path }
+        }
+
+        fn path(&self) -> &Path {
+            &self.path
+        }
+    }
+
     fn mkdirs(base: &Path, dirs: &[&str]) {
         for d in dirs {
             fs::create_dir_all(base.join(d)).expect("create dir");
@@ -357,7 +407,7 @@ mod tests {
 
     #[test]
     fn defaults_without_settings() {
-        let tmp = TempDir::new().expect("tempdir");
+        let tmp = Tmp::new();
         let dir = vault_dir(tmp.path(), "notes");
         let vault = open(&dir).expect("opens");
         assert_eq!(
@@ -384,7 +434,7 @@ mod tests {
             (&["00_Inbox", "00-Inbox"], "00_Inbox"),
         ];
         for (dirs, want) in cases {
-            let tmp = TempDir::new().expect("tempdir");
+            let tmp = Tmp::new();
             mkdirs(tmp.path(), dirs);
             let vault = open(tmp.path()).expect("opens");
             assert_eq!(vault.inbox, PathBuf::from(want), "dirs {dirs:?}");
@@ -393,7 +443,7 @@ mod tests {
 
     #[test]
     fn inbox_fallback_skips_files() {
-        let tmp = TempDir::new().expect("tempdir");
+        let tmp = Tmp::new();
         write(&tmp.path().join("00_Inbox"), "not a dir");
         mkdirs(tmp.path(), &["Inbox"]);
         assert_eq!(
@@ -421,7 +471,7 @@ mod tests {
             ),
         ];
         for (json, want) in cases {
-            let tmp = TempDir::new().expect("tempdir");
+            let tmp = Tmp::new();
             write(&tmp.path().join(SETTINGS_FILE), json);
             let vault = open(tmp.path()).expect("opens");
             let want = if want.is_empty() {
@@ -435,7 +485,7 @@ mod tests {
 
     #[test]
     fn inbox_is_relative_to_content_root() {
-        let tmp = TempDir::new().expect("tempdir");
+        let tmp = Tmp::new();
         write(
             &tmp.path().join(SETTINGS_FILE),
             r#"{"contentRoot": "content", "inboxPath": "journal/./daily"}"#,
@@ -450,7 +500,7 @@ mod tests {
 
     #[test]
     fn fallback_inbox_is_looked_for_under_content_root() {
-        let tmp = TempDir::new().expect("tempdir");
+        let tmp = Tmp::new();
         mkdirs(tmp.path(), &["Inbox", "content/inbox"]);
         write(
             &tmp.path().join(SETTINGS_FILE),
@@ -465,7 +515,7 @@ mod tests {
     #[test]
     fn escaping_inbox_is_an_error() {
         for inbox in ["../elsewhere", "/abs/inbox", "a/../../b"] {
-            let tmp = TempDir::new().expect("tempdir");
+            let tmp = Tmp::new();
             let settings = tmp.path().join(SETTINGS_FILE);
             write(&settings, &format!(r#"{{"inboxPath": "{inbox}"}}"#));
             let err = open(tmp.path()).expect_err("escaping inbox");
@@ -481,7 +531,7 @@ mod tests {
 
     #[test]
     fn blank_inbox_path_means_unset() {
-        let tmp = TempDir::new().expect("tempdir");
+        let tmp = Tmp::new();
         mkdirs(tmp.path(), &["Inbox"]);
         write(&tmp.path().join(SETTINGS_FILE), r#"{"inboxPath": " "}"#);
         assert_eq!(
@@ -492,7 +542,7 @@ mod tests {
 
     #[test]
     fn malformed_settings_name_file_and_position() {
-        let tmp = TempDir::new().expect("tempdir");
+        let tmp = Tmp::new();
         let settings = tmp.path().join(SETTINGS_FILE);
         write(
             &settings,
@@ -514,7 +564,7 @@ mod tests {
 
     #[test]
     fn settings_with_bom_are_read() {
-        let tmp = TempDir::new().expect("tempdir");
+        let tmp = Tmp::new();
         write(
             &tmp.path().join(SETTINGS_FILE),
             "\u{feff}{\"inboxPath\": \"in\"}",
@@ -524,7 +574,7 @@ mod tests {
 
     #[test]
     fn unreadable_settings_is_an_error() {
-        let tmp = TempDir::new().expect("tempdir");
+        let tmp = Tmp::new();
         mkdirs(tmp.path(), &[SETTINGS_FILE]);
         let err = open(tmp.path()).expect_err("a directory is not readable as a file");
         assert!(matches!(err, VaultError::Unreadable { .. }), "{err:?}");
@@ -533,7 +583,7 @@ mod tests {
 
     #[test]
     fn missing_and_non_directory_vaults() {
-        let tmp = TempDir::new().expect("tempdir");
+        let tmp = Tmp::new();
         let missing = tmp.path().join("gone");
         let err = open(&missing).expect_err("missing");
         assert!(matches!(err, VaultError::Missing { .. }));
@@ -548,7 +598,7 @@ mod tests {
 
     #[test]
     fn name_of_dot_is_the_real_directory_name() {
-        let tmp = TempDir::new().expect("tempdir");
+        let tmp = Tmp::new();
         let dir = vault_dir(tmp.path(), "dotted");
         let vault = open(&dir.join(".")).expect("opens");
         assert_eq!(vault.name, "dotted");
@@ -566,7 +616,7 @@ mod tests {
 
     #[test]
     fn discover_finds_vaults_and_extras() {
-        let tmp = TempDir::new().expect("tempdir");
+        let tmp = Tmp::new();
         let vaults = tmp.path().join("vaults");
         vault_dir(&vaults, "zeta");
         let alpha = vault_dir(&vaults, "alpha");
@@ -602,17 +652,96 @@ mod tests {
 
     #[test]
     fn discover_dedups_symlinked_vaults() {
-        let tmp = TempDir::new().expect("tempdir");
+        let tmp = Tmp::new();
         let real = vault_dir(tmp.path(), "real");
         let link = tmp.path().join("link");
         std::os::unix::fs::symlink(&real, &link).expect("symlink");
         let found = discover(Some(tmp.path()), &[]);
+        // One vault, found twice: the first name in sort order is kept, the root is canonical.
         assert_eq!(names(&found), vec!["link".to_owned()]);
+        assert_eq!(found[0].as_ref().expect("opens").root, real);
+    }
+
+    #[test]
+    fn a_symlinked_vault_keeps_the_name_it_is_found_by() {
+        let tmp = Tmp::new();
+        let real = vault_dir(tmp.path(), "real");
+        let link = tmp.path().join("link");
+        std::os::unix::fs::symlink(&real, &link).expect("symlink");
+        let vault = open(&link).expect("opens");
+        assert_eq!(vault.name, "link", "the name the user sees");
+        assert_eq!(vault.root, real);
+        assert_eq!(
+            given_name(Path::new("notes/../work/")).as_deref(),
+            Some("work")
+        );
+        assert_eq!(given_name(Path::new(".")), None);
+    }
+
+    /// `path` spelled relative to the current directory, with `..` up to the root.
+    fn relative_to_cwd(path: &Path) -> PathBuf {
+        let cwd = fs::canonicalize(std::env::current_dir().expect("cwd")).expect("canonical cwd");
+        let up = cwd.components().skip(1).map(|_| Component::ParentDir);
+        let rel: PathBuf = up.chain(path.components().skip(1)).collect();
+        assert!(rel.is_relative(), "{}", rel.display());
+        rel
+    }
+
+    #[test]
+    fn every_spelling_of_a_vault_opens_the_same_vault() {
+        let tmp = Tmp::new();
+        let vaults = tmp.path().join("vaults");
+        let alpha = vault_dir(&vaults, "alpha");
+        vault_dir(&vaults, "zeta");
+        write(&alpha.join("00_Inbox/chats/b.md"), "## User\nhi\n");
+        write(&alpha.join("00_Inbox/chats/a.md"), "## User\nhi\n");
+        let linked = tmp.path().join("linked");
+        std::os::unix::fs::symlink(&vaults, &linked).expect("symlink");
+
+        let want = open(&alpha).expect("opens");
+        assert_eq!(want.root, alpha);
+        let want_transcripts = transcripts(&want).expect("lists");
+        assert_eq!(
+            want_transcripts,
+            vec![
+                alpha.join("00_Inbox/chats/a.md"),
+                alpha.join("00_Inbox/chats/b.md")
+            ]
+        );
+
+        let relative = relative_to_cwd(&alpha);
+        let spellings = [
+            relative.clone(),
+            PathBuf::from(format!("./{}/", relative.display())),
+            PathBuf::from(format!("{}/", alpha.display())),
+            vaults.join("./alpha/."),
+            vaults.join("zeta/../alpha"),
+            linked.join("alpha"),
+            linked.join("./alpha/"),
+        ];
+        for dir in &spellings {
+            let vault = open(dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display()));
+            assert_eq!(vault, want, "{}", dir.display());
+            assert_eq!(
+                transcripts(&vault).expect("lists"),
+                want_transcripts,
+                "{}",
+                dir.display()
+            );
+        }
+
+        for vaults_dir in [&vaults, &linked, &relative_to_cwd(&linked)] {
+            let found = discover(Some(vaults_dir), &spellings);
+            assert_eq!(names(&found), ["alpha", "zeta"], "{}", vaults_dir.display());
+            assert_eq!(found[0].as_ref().expect("opens"), &want);
+            let zeta = found[1].as_ref().expect("opens");
+            assert_eq!(zeta.root, vaults.join("zeta"));
+        }
     }
 
     #[test]
     fn discover_keeps_broken_vaults_as_errors() {
-        let tmp = TempDir::new().expect("tempdir");
+        let tmp = Tmp::new();
         let good = vault_dir(tmp.path(), "good");
         let bad = vault_dir(tmp.path(), "bad");
         write(&bad.join(SETTINGS_FILE), r#"{"inboxPath": "../../etc"}"#);
@@ -625,7 +754,7 @@ mod tests {
     #[test]
     fn discover_without_or_with_missing_vaults_dir() {
         assert!(discover(None, &[]).is_empty());
-        let tmp = TempDir::new().expect("tempdir");
+        let tmp = Tmp::new();
         let gone = tmp.path().join("gone");
         let found = discover(Some(&gone), &[]);
         assert_eq!(found.len(), 1);
@@ -636,7 +765,7 @@ mod tests {
 
     #[test]
     fn transcripts_lists_markdown_files_only() {
-        let tmp = TempDir::new().expect("tempdir");
+        let tmp = Tmp::new();
         let vault = open(&vault_dir(tmp.path(), "v")).expect("opens");
         assert!(transcripts(&vault).expect("missing chats dir").is_empty());
 
@@ -666,7 +795,7 @@ mod tests {
 
     #[test]
     fn transcripts_follow_content_root_and_inbox() {
-        let tmp = TempDir::new().expect("tempdir");
+        let tmp = Tmp::new();
         let dir = vault_dir(tmp.path(), "v");
         write(
             &dir.join(SETTINGS_FILE),
