@@ -641,8 +641,7 @@ impl<'a> Run<'a> {
         let key = path.display().to_string();
         let (written, pending) = self.ledger.rendered(&key)?;
         let edits = edits::diff(current.as_deref(), written.as_deref(), pending.as_deref());
-        let edited = !edits.is_empty();
-        if edited {
+        if !edits.is_empty() {
             self.apply_edits(target, edits)?;
         }
 
@@ -713,7 +712,9 @@ impl<'a> Run<'a> {
         if target == Target::Memory && bytes.is_some() {
             if written.is_none() && pending.is_none() {
                 back_up(path, "before-memloop", false)?;
-            } else if edited {
+            } else if current.as_deref() != written.as_deref()
+                && current.as_deref() != pending.as_deref()
+            {
                 // Bullets are read back; anything else the user typed survives here.
                 back_up(path, "bak", true)?;
             }

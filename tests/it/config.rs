@@ -153,3 +153,208 @@ fn doctor_explains_the_provider_choice_and_finds_the_vaults() {
         "a key is never printed"
     );
 }
+
+#[test]
+fn without_an_anthropic_key_only_extract_stops() {
+    use crate::support::report;
+
+    let env = TestEnv::with_fixtures();
+    let mock = Mock::start();
+    env.extract(&mock, &[], 0);
+    env.config("[llm]\nprovider = \"anthropic\"\n");
+    let memory = env.memory();
+
+    let output = env.cmd().args(["memory", "show"]).assert().code(0);
+    assert_eq!(String::from_utf8_lossy(&output.get_output().stdout), memory);
+    let output = env
+        .cmd()
+        .args(["memory", "show", "--json"])
+        .assert()
+        .code(0);
+    let show = report(output.get_output());
+    assert_eq!(show["facts"].as_array().map(Vec::len), Some(6), "{show}");
+    let output = env.cmd().args(["status", "--json"]).assert().code(0);
+    report(output.get_output());
+    env.cmd().arg("status").assert().code(0);
+
+    let output = env.cmd().arg("doctor").assert().code(1);
+    let stdout = String::from_utf8_lossy(&output.get_output().stdout);
+    let errors: Vec<&str> = stdout.lines().filter(|l| l.starts_with("error")).collect();
+    assert_eq!(
+        errors,
+        ["error provider anthropic needs ANTHROPIC_API_KEY in the environment"],
+        "{stdout}"
+    );
+
+    let before = env.snapshot_tree();
+    let output = env
+        .cmd()
+        .env("ANTHROPIC_BASE_URL", mock.url())
+        .arg("extract")
+        .assert()
+        .code(2);
+    let stderr = String::from_utf8_lossy(&output.get_output().stderr);
+    assert!(stderr.contains("ANTHROPIC_API_KEY"), "{stderr}");
+    assert_eq!(mock.count(), 3, "nothing sent");
+    env.snapshot_tree().assert_unchanged_since(&before);
+}
+
+#[test]
+fn memory_review_is_a_config_error_until_the_review_command_exists() {
+    let env = TestEnv::with_fixtures();
+    let mock = Mock::start();
+    let path = env.config("[memory]\nreview = true\n");
+    let before = env.snapshot_tree();
+
+    let output = env
+        .cmd()
+        .envs(anthropic(&mock))
+        .arg("extract")
+        .assert()
+        .code(2);
+
+    let stderr = String::from_utf8_lossy(&output.get_output().stderr);
+    assert!(stderr.contains("memory.review"), "{stderr}");
+    assert!(stderr.contains(&path.display().to_string()), "{stderr}");
+    assert_eq!(mock.count(), 0);
+    env.snapshot_tree().assert_unchanged_since(&before);
+}
+
+#[test]
+fn a_second_vault_with_the_same_name_is_refused_and_shares_nothing() {
+    use crate::support::fixture::LANTERNFISH;
+    use crate::support::{
+        bullets, insights_block, read, read_bytes, sent_with, set_age, transcript,
+    };
+    use std::time::Duration;
+
+    let env = TestEnv::with_fixtures();
+    let mock = Mock::start();
+    let other = env.root().join("work/alpha");
+    let other_claude = b"# Another alpha\n\nA second vault that is also called alpha.\n";
+    write_file(&other.join("CLAUDE.md"), other_claude);
+    let other_fact = "The other alpha deploys with Nomad on bare metal.";
+    let other_global = "Plays the cello on weekends.";
+    let chat = other.join("00_Inbox/chats/2025-06-25-1000-nomad.md");
+    write_file(
+        &chat,
+        transcript(
+            "2025-06-25",
+            "10:00",
+            "Nomad",
+            &format!(
+                "remember: Project Context | vault | {other_fact}\n\n\
+                 remember: Patterns | global | {other_global}"
+            ),
+        )
+        .as_bytes(),
+    );
+    set_age(&chat, Duration::from_secs(3600));
+    env.config(&format!("vaults = [\"{}\"]\n", other.display()));
+
+    let report = env.extract(&mock, &[], 1);
+
+    let alpha = env.vaults().join("alpha");
+    assert_eq!(report["vaults"], 2, "{report}");
+    let failures = report["failures"].as_array().expect("failures");
+    assert_eq!(failures.len(), 1, "{report}");
+    assert_eq!(failures[0]["path"], other.display().to_string(), "{report}");
+    let error = failures[0]["error"].as_str().expect("error");
+    assert!(
+        error.contains("another vault is also named alpha")
+            && error.contains(&alpha.display().to_string()),
+        "{error}"
+    );
+    assert_eq!(mock.count(), 3, "the fixtures only");
+    assert_eq!(sent_with(&mock, other_fact), 0);
+    assert_eq!(
+        read_bytes(&other.join("CLAUDE.md")),
+        other_claude,
+        "the refused vault's CLAUDE.md is untouched"
+    );
+    let alpha_md = read(&env.claude_md("alpha"));
+    assert_eq!(
+        bullets(insights_block(&alpha_md).expect("block")),
+        [LANTERNFISH]
+    );
+    assert!(!env.memory().contains(other_global));
+}
+
+#[test]
+fn the_same_transcript_under_another_path_is_not_sent_again() {
+    use crate::support::fixture::{ALPHA_1, DIRECT, LANTERNFISH, SEARCH_INFRA};
+    use crate::support::{read_bytes, report};
+
+    let env = TestEnv::with_fixtures();
+    let mock = Mock::start();
+    env.extract(&mock, &[], 0);
+    assert_eq!(mock.count(), 3);
+    let times_seen = |env: &TestEnv| -> Vec<(String, u64)> {
+        let output = env
+            .cmd()
+            .args(["memory", "show", "--json"])
+            .assert()
+            .code(0);
+        let show = report(output.get_output());
+        show["facts"]
+            .as_array()
+            .expect("facts")
+            .iter()
+            .map(|f| {
+                (
+                    f["text"].as_str().expect("text").to_owned(),
+                    f["times_seen"].as_u64().expect("times_seen"),
+                )
+            })
+            .collect()
+    };
+    let seen = times_seen(&env);
+    assert_eq!(seen.len(), 6, "{seen:?}");
+    assert!(seen.iter().all(|(_, n)| *n == 1), "{seen:?}");
+    let memory = env.memory();
+    let alpha_md = read_bytes(&env.claude_md("alpha"));
+
+    for spelling in ["alpha", "./alpha/"] {
+        let output = env
+            .cmd()
+            .current_dir(env.vaults())
+            .envs(anthropic(&mock))
+            .args(["extract", "--json", "--vault", spelling])
+            .assert()
+            .code(0);
+        let report = report(output.get_output());
+        assert_eq!(mock.count(), 3, "--vault {spelling}: nothing sent");
+        assert_eq!(
+            report["transcripts"]["unchanged"], 2,
+            "{spelling}: {report}"
+        );
+        assert_eq!(
+            report["transcripts"]["processed"], 0,
+            "{spelling}: {report}"
+        );
+        assert_eq!(times_seen(&env), seen, "--vault {spelling}");
+        assert_eq!(env.memory(), memory, "--vault {spelling}");
+        assert_eq!(
+            read_bytes(&env.claude_md("alpha")),
+            alpha_md,
+            "--vault {spelling}"
+        );
+    }
+
+    let chats = env.chats_dir("alpha");
+    std::fs::rename(
+        chats.join(ALPHA_1),
+        chats.join("2025-06-12-0914-renamed.md"),
+    )
+    .expect("rename");
+
+    let report = env.extract(&mock, &[], 0);
+
+    assert_eq!(mock.count(), 3, "a renamed transcript is not sent again");
+    assert_eq!(report["transcripts"]["unchanged"], 3, "{report}");
+    assert_eq!(report["transcripts"]["processed"], 0, "{report}");
+    assert_eq!(times_seen(&env), seen);
+    for fact in [DIRECT, LANTERNFISH, SEARCH_INFRA] {
+        assert!(seen.iter().any(|(t, _)| t == fact), "{fact}");
+    }
+}

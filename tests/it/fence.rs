@@ -82,3 +82,70 @@ fn an_existing_block_is_replaced_in_place() {
         "nothing but the block changed"
     );
 }
+
+/// The fenced block's size as written: from the begin marker through the end marker's
+/// line ending, CRLF bytes included; `None` when the file has no block.
+fn fenced_bytes(doc: &[u8]) -> Option<usize> {
+    let find = |needle: &[u8]| doc.windows(needle.len()).position(|w| w == needle);
+    let begin = find(BEGIN.as_bytes())?;
+    let end = find(END.as_bytes())? + END.len();
+    let eol = if doc[end..].starts_with(b"\r\n") {
+        2
+    } else {
+        usize::from(doc[end..].starts_with(b"\n"))
+    };
+    Some(end + eol - begin)
+}
+
+#[test]
+fn the_insights_cap_counts_the_crlf_bytes_of_the_fence() {
+    use crate::support::fixture::BETA_1;
+    use crate::support::{set_age, transcript};
+    use std::time::Duration;
+
+    const CAP: usize = 128;
+    // 27 bytes: its block is 125 bytes with LF line endings and 130 with CRLF.
+    let fact = "Heron cutover runs Sundays.";
+    let env = TestEnv::with_fixtures();
+    env.config(&format!("[insights]\nmax_bytes = {CAP}\n"));
+    std::fs::remove_file(env.chats_dir("beta").join(BETA_1)).expect("remove beta's fixture");
+    let remember = format!("remember: Project Context | vault | {fact}");
+    env.add_transcript(
+        "beta",
+        "2025-06-21-0900-cutover-day.md",
+        &transcript("2025-06-21", "09:00", "Cutover day", &remember),
+    );
+    // The same fact in an LF vault fits: the cap is not simply too small for it.
+    let gamma = env.create_vault("gamma");
+    let chat = gamma.join("00_Inbox/chats/2025-06-21-0900-cutover-day.md");
+    write_file(
+        &chat,
+        transcript("2025-06-21", "09:00", "Cutover day", &remember).as_bytes(),
+    );
+    set_age(&chat, Duration::from_secs(3600));
+    let beta_before = read_bytes(&env.claude_md("beta"));
+    let mock = Mock::start();
+
+    let report = env.extract(&mock, &[], 0);
+
+    let gamma_md = read_bytes(&env.claude_md("gamma"));
+    assert_eq!(fenced_bytes(&gamma_md), Some(125));
+    let gamma_md = String::from_utf8(gamma_md).expect("utf-8");
+    assert_eq!(bullets(insights_block(&gamma_md).expect("block")), [fact]);
+    let beta = read_bytes(&env.claude_md("beta"));
+    if let Some(size) = fenced_bytes(&beta) {
+        assert!(
+            size <= CAP,
+            "{size} bytes: {}",
+            String::from_utf8_lossy(&beta)
+        );
+    }
+    assert_eq!(
+        beta, beta_before,
+        "the fact does not fit in CRLF: no block at all"
+    );
+    assert_eq!(
+        report["facts"]["archived"], 2,
+        "beta's fact and alpha's (too long for 128 bytes either way): {report}"
+    );
+}

@@ -89,3 +89,46 @@ fn a_later_transcript_is_sent_with_the_related_facts_it_may_replace() {
         .collect();
     assert!(!texts.contains(&&json!(NEOVIM)), "{show}");
 }
+
+#[test]
+fn another_vaults_fact_is_never_a_known_fact_even_when_it_shares_words() {
+    use crate::support::fixture::LANTERNFISH;
+
+    let env = TestEnv::with_fixtures();
+    let mock = Mock::start();
+    env.extract(&mock, &[], 0);
+    // Shares "indexes", "object storage", "local disk" and "Lanternfish" with alpha's fact.
+    let shared = "Like Lanternfish, Heron keeps its indexes in object storage, not on local disk.";
+    for (vault, date) in [("beta", "2025-06-22"), ("alpha", "2025-06-23")] {
+        env.add_transcript(
+            vault,
+            &format!("{date}-0900-storage.md"),
+            &transcript(
+                date,
+                "09:00",
+                "Storage",
+                &format!("{shared}\n\nremember: Goals | global | Wants {vault} backups tested."),
+            ),
+        );
+        env.extract(&mock, &[], 0);
+    }
+
+    let requests = mock.requests();
+    assert_eq!(requests.len(), 5);
+    let known = |i: usize| -> String {
+        let text = requests[i].user_text();
+        let (known, transcript) = text.split_once("<transcript").expect("fenced");
+        assert!(transcript.contains(shared), "{text}");
+        known.to_owned()
+    };
+    let beta = known(3);
+    assert!(
+        !beta.contains(LANTERNFISH),
+        "alpha's vault fact stays out of beta's request: {beta}"
+    );
+    let alpha = known(4);
+    assert!(
+        alpha.contains(&format!("- {LANTERNFISH}\n")),
+        "in alpha's own request it is a known fact: {alpha}"
+    );
+}
