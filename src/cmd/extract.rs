@@ -4,7 +4,7 @@ use std::io::IsTerminal;
 use std::path::Path;
 
 use anyhow::Result;
-use indicatif::{ProgressBar, ProgressStyle};
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 use super::{EXIT_FAILED, EXIT_OK, print};
 use crate::cli::{ExtractArgs, Global};
@@ -44,7 +44,8 @@ struct Reporter {
 impl Reporter {
     fn new(quiet: bool, json: bool) -> Self {
         let bar = (!quiet && !json && std::io::stderr().is_terminal()).then(|| {
-            let bar = ProgressBar::new(0);
+            // Hidden until the number of transcripts is known.
+            let bar = ProgressBar::with_draw_target(Some(0), ProgressDrawTarget::hidden());
             if let Ok(style) =
                 ProgressStyle::with_template("{bar:30} {pos}/{len} transcripts {msg}")
             {
@@ -70,6 +71,7 @@ impl Progress for Reporter {
     fn begin(&self, total: usize) {
         if let Some(bar) = &self.bar {
             bar.set_length(total as u64);
+            bar.set_draw_target(ProgressDrawTarget::stderr());
         } else if !self.quiet && total > 0 {
             eprintln!("memloop: extracting {total} transcripts");
         }
