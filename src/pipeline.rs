@@ -58,7 +58,8 @@ pub enum RunError {
     /// The provider cannot work at all (a rejected key, a missing `claude` binary).
     #[error(transparent)]
     Provider(LlmError),
-    /// The vaults named by a flag or the configuration do not exist.
+    /// The vaults named by a flag or the configuration do not exist, or the prompt
+    /// override cannot be used.
     #[error("{0}")]
     Usage(String),
     #[error(transparent)]
@@ -104,7 +105,8 @@ pub async fn run(
     let started_at = chrono::Local::now().to_rfc3339();
     // Everything a configuration error can come from is checked before the lock and the
     // ledger, so such a run writes nothing at all.
-    let prompt = Prompt::load(&cfg.paths.prompt_file)?;
+    let prompt =
+        Prompt::load(&cfg.paths.prompt_file).map_err(|e| RunError::Usage(format!("{e:#}")))?;
     let provider = Arc::new(Provider::new(&cfg.llm).map_err(RunError::Provider)?);
     let mut early = Report::default();
     let vaults = select_vaults(cfg, opts, &mut early, progress)?;

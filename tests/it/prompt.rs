@@ -54,3 +54,47 @@ fn a_custom_prompt_is_sent_reported_and_sets_the_categories() {
         ]
     );
 }
+
+#[test]
+fn prompt_show_path_and_reset() {
+    let env = TestEnv::new();
+    let path = env.config_dir().join("extraction-prompt.md");
+
+    let out = env.cmd().args(["prompt", "path"]).assert().code(0);
+    assert_eq!(
+        String::from_utf8_lossy(&out.get_output().stdout),
+        format!("{}\n", path.display())
+    );
+    let out = env.cmd().args(["prompt", "show"]).assert().code(0);
+    let shown = String::from_utf8_lossy(&out.get_output().stdout).into_owned();
+    assert!(
+        shown.contains("## Categories\n\n### Identity"),
+        "the built-in prompt:\n{shown}"
+    );
+
+    env.prompt(PROMPT);
+    let out = env.cmd().args(["prompt", "show"]).assert().code(0);
+    assert_eq!(String::from_utf8_lossy(&out.get_output().stdout), PROMPT);
+
+    env.cmd().args(["prompt", "reset"]).assert().code(0);
+    assert!(!path.exists(), "the override is removed");
+    let out = env.cmd().args(["prompt", "show"]).assert().code(0);
+    assert_eq!(String::from_utf8_lossy(&out.get_output().stdout), shown);
+    // Resetting again is not an error.
+    env.cmd().args(["prompt", "reset"]).assert().code(0);
+}
+
+#[test]
+fn a_prompt_that_is_not_utf8_is_a_config_error_naming_the_file() {
+    let env = TestEnv::with_fixtures();
+    let path = env.config_dir().join("extraction-prompt.md");
+    crate::support::write_file(&path, b"\xff\xfe broken");
+    let before = env.snapshot_tree();
+
+    let out = env.cmd().arg("extract").assert().code(2);
+
+    let stderr = String::from_utf8_lossy(&out.get_output().stderr);
+    assert!(stderr.contains(&path.display().to_string()), "{stderr}");
+    assert!(stderr.contains("not valid UTF-8"), "{stderr}");
+    env.snapshot_tree().assert_unchanged_since(&before);
+}
