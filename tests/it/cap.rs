@@ -98,4 +98,23 @@ fn over_the_cap_the_weakest_facts_are_archived_not_deleted() {
             "{text:?} is either kept or archived, never lost"
         );
     }
+
+    let output = env
+        .cmd()
+        .args(["memory", "show", "--archived"])
+        .assert()
+        .code(0);
+    let text = String::from_utf8_lossy(&output.get_output().stdout);
+    assert!(text.starts_with(&memory), "the file first, as it is");
+    let tail = &text[memory.len()..];
+    assert!(
+        tail.contains("## Archived (not loaded by Claude)"),
+        "{tail}"
+    );
+    for archived in &listed {
+        assert!(
+            tail.contains(&format!("- {archived} [")),
+            "{archived:?} listed:\n{tail}"
+        );
+    }
 }

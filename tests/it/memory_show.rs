@@ -87,3 +87,49 @@ fn memory_show_before_any_run_does_not_fail() {
         "show never creates the memory file"
     );
 }
+
+#[test]
+fn memory_show_into_a_closed_pipe_is_not_an_error() {
+    let env = TestEnv::with_fixtures();
+    let mock = Mock::start();
+    env.extract(&mock, &[], 0);
+
+    let mut child = env
+        .process()
+        .args(["memory", "show"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("spawn memloop");
+    // Like `memloop memory show | head -0`: the reader is gone before memloop writes.
+    drop(child.stdout.take());
+    let output = child.wait_with_output().expect("reap memloop");
+
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(0), "{stderr}");
+    assert!(
+        !stderr.contains("panicked") && !stderr.contains("Broken pipe"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn quiet_silences_warnings_and_progress_but_not_the_report() {
+    let env = TestEnv::with_fixtures();
+    let output = env.cmd().args(["extract", "-q"]).assert().code(0);
+    let out = output.get_output();
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        "",
+        "no warning, no progress lines"
+    );
+    assert!(String::from_utf8_lossy(&out.stdout).contains("memloop extract: done"));
+
+    let output = env.cmd().args(["extract", "--force"]).assert().code(0);
+    let stderr = String::from_utf8_lossy(&output.get_output().stderr);
+    assert!(stderr.contains("warning: no LLM configured"), "{stderr}");
+    assert!(
+        stderr.contains("memloop: processed "),
+        "plain progress lines off a terminal: {stderr}"
+    );
+}
