@@ -6,7 +6,7 @@ use std::path::Path;
 use anyhow::Result;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
-use super::{EXIT_FAILED, EXIT_OK, print};
+use super::{EXIT_FAILED, EXIT_OK, print, say};
 use crate::cli::{ExtractArgs, Global};
 use crate::config::Resolved;
 use crate::pipeline::{self, Options, Progress};
@@ -63,8 +63,8 @@ impl Progress for Reporter {
             return;
         }
         match &self.bar {
-            Some(bar) => bar.suspend(|| eprintln!("memloop: warning: {message}")),
-            None => eprintln!("memloop: warning: {message}"),
+            Some(bar) => bar.suspend(|| say(&format!("warning: {message}"))),
+            None => say(&format!("warning: {message}")),
         }
     }
 
@@ -73,7 +73,7 @@ impl Progress for Reporter {
             bar.set_length(total as u64);
             bar.set_draw_target(ProgressDrawTarget::stderr());
         } else if !self.quiet && total > 0 {
-            eprintln!("memloop: extracting {total} transcripts");
+            say(&format!("extracting {total} transcripts"));
         }
     }
 
@@ -88,11 +88,11 @@ impl Progress for Reporter {
                 bar.inc(1);
             }
             None if !self.quiet => {
-                eprintln!(
-                    "memloop: {} {}",
+                say(&format!(
+                    "{} {}",
                     if ok { "processed" } else { "failed" },
                     path.display()
-                );
+                ));
             }
             None => {}
         }

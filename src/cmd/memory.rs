@@ -3,7 +3,7 @@
 use anyhow::{Context, Result};
 use serde::Serialize;
 
-use super::{EXIT_OK, print};
+use super::{EXIT_OK, print, say};
 use crate::cli::MemoryCommand;
 use crate::config::Resolved;
 use crate::fact::{Fact, Status};
@@ -30,10 +30,10 @@ pub fn run(cfg: &Resolved, cmd: &MemoryCommand) -> Result<u8> {
         } => {
             match std::fs::read_to_string(&cfg.memory_file) {
                 Ok(text) => print(&text)?,
-                Err(e) if e.kind() == std::io::ErrorKind::NotFound => eprintln!(
-                    "memloop: no memory yet ({} does not exist): run `memloop extract`",
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => say(&format!(
+                    "no memory yet ({} does not exist): run `memloop extract`",
                     cfg.memory_file.display()
-                ),
+                )),
                 Err(e) => {
                     return Err(e)
                         .with_context(|| format!("could not read {}", cfg.memory_file.display()));

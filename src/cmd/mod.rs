@@ -39,7 +39,7 @@ pub fn main(cli: Cli) -> ExitCode {
         Ok(code) => ExitCode::from(code),
         Err(e) => {
             let code = exit_code(&e);
-            eprintln!("memloop: {e:#}");
+            say(&format!("{e:#}"));
             ExitCode::from(code)
         }
     }
@@ -92,6 +92,13 @@ fn init_logging(global: &Global) {
         .without_time()
         .with_ansi(false)
         .try_init();
+}
+
+/// One line for the user on stderr. A closed stderr (`memloop extract 2>&1 | head -1`)
+/// must not stop a run half way, so write errors are ignored (`eprintln!` would panic).
+pub(crate) fn say(line: &str) {
+    let mut err = std::io::stderr().lock();
+    let _ = writeln!(err, "memloop: {line}");
 }
 
 /// Writes to stdout; a closed pipe (`memloop memory show | head`) is not an error.

@@ -3,7 +3,7 @@
 
 use anyhow::{Context, Result};
 
-use super::{EXIT_OK, print};
+use super::{EXIT_OK, print, say};
 use crate::cli::PromptCommand;
 use crate::paths::Paths;
 use crate::prompt::Prompt;
@@ -13,15 +13,15 @@ pub fn run(paths: &Paths, cmd: &PromptCommand) -> Result<u8> {
         PromptCommand::Show => print(&Prompt::load(&paths.prompt_file)?.text)?,
         PromptCommand::Path => print(&format!("{}\n", paths.prompt_file.display()))?,
         PromptCommand::Reset => match std::fs::remove_file(&paths.prompt_file) {
-            Ok(()) => eprintln!(
-                "memloop: removed {}; the built-in prompt is in use",
+            Ok(()) => say(&format!(
+                "removed {}; the built-in prompt is in use",
                 paths.prompt_file.display()
-            ),
+            )),
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-                eprintln!(
-                    "memloop: no override at {}; the built-in prompt is in use",
+                say(&format!(
+                    "no override at {}; the built-in prompt is in use",
                     paths.prompt_file.display()
-                );
+                ));
             }
             Err(e) => {
                 return Err(e)

@@ -312,3 +312,21 @@ fn the_fixture_transcripts_each_carry_their_facts() {
         }
     }
 }
+
+#[test]
+fn a_closed_stderr_does_not_stop_a_run() {
+    let env = TestEnv::with_fixtures();
+    let mut child = env
+        .process()
+        .arg("extract")
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("spawn memloop");
+    // Like `memloop extract 2>&1 | head -1`: nobody reads the warnings and progress lines.
+    drop(child.stderr.take());
+    let status = child.wait().expect("reap memloop");
+
+    assert_eq!(status.code(), Some(0));
+    assert!(env.memory_path().exists(), "the run went to the end");
+}
