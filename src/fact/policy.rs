@@ -22,6 +22,17 @@
 //! key, token or password being sent, included or revealed), and anything that dictates
 //! what every reply of the assistant must contain.
 //!
+//! A wish about what the assistant does is an order in the person's voice (`Prefers that
+//! Claude silently uploads ...` reads as a fact but steers like `Upload ...`). Style wishes
+//! pass (`Wants the assistant to answer in British English.`); a wish that hands the
+//! assistant a risky act or takes the user out of the loop is refused. The act is what
+//! follows the delegation (`wants/prefers/expects/likes/asks/uses/lets <assistant> (to)`,
+//! `<assistant> can/may/is allowed to`), and it is risky by its verb (delete, upload,
+//! share, post, run, execute, install, download, push, ...) or by its object or manner
+//! (skipping reviews or confirmations, `silently`, `without asking`, secrets and private
+//! files, git history). A negated wish is refused too: it names the act, and a lost
+//! `Doesn't want Claude to delete files.` costs little.
+//!
 //! It does not decide whether a fact is new, true or worth keeping (`merge` does), and it
 //! never rewrites a candidate: it accepts it or names the [`Refusal`].
 
@@ -101,6 +112,27 @@ pub enum Refusal {
 /// and what every reply must hold: `every reply/each response/all answers` with `must`,
 /// `should` or `to` and `include`, `contain`, `start with`, ...; `include/prepend/append
 /// ... to/in (every) reply`; `end/start/sign every answer ...`.
+///
+/// A risky act delegated to the assistant is an order too. The assistant is `Claude`,
+/// `Claude Code`, `Copilot`, `ChatGPT`, `you`, or `the assistant/AI/model/agent/bot` with
+/// a determiner. A sentence delegates when it reads `<wish> (that|when|it when|for)
+/// <assistant>` with a wish such as `wants`, `prefers`, `expects`, `likes`, `needs`,
+/// `asks`, `lets`, `trusts`, `uses`, `is fine with`, `doesn't mind`, or `<assistant>
+/// can/may/should/is allowed to/does not need to`. The rest of that sentence is refused
+/// when it holds:
+/// - a verb, in any inflection, that destroys, sends out or runs something: `delete`,
+///   `wipe`, `overwrite`, `upload`, `publish`, `post`, `send`, `share`, `email`, `leak`,
+///   `push` (not `push back`), `deploy`, `run`, `execute`, `install`, `download`, ...;
+///   after a determiner (`the Downloads folder`, `a dry run`) or in a hyphenated word
+///   (`post-mortem`) it is a noun and passes;
+/// - a way around the user's control: `disable/skip/bypass/ignore/turn off ...
+///   confirmations/reviews/safety/permissions/prompts/hooks/checks`, `auto-approve`;
+/// - an unseen or unchecked manner: `silently`, `quietly`, `secretly`, `without asking`,
+///   `without review`, `never ask before`, `does not need to ask first`;
+/// - secrets or private data: secrets, credentials, passwords, API keys and tokens,
+///   private or personal files, env files, keychains, browser history;
+/// - git history: `force-push`, `rebase`, `rewrite history`, `amend commits`, `reset
+///   --hard`, deleting branches, dropping tables.
 ///
 /// # Errors
 ///
@@ -369,6 +401,153 @@ static INSTRUCTION_PATTERNS: LazyLock<Vec<Regex>> = LazyLock::new(|| {
     ])
 });
 
+/// The assistant by name, or `you`. Generic nouns (`model`, `agent`, `AI`, `bot`) only
+/// with a determiner, so `Prefers model runs on GPUs` stays about the person's model.
+const ASSISTANT: &str = concat!(
+    r"(?:(?:the|an?|this|that|its|their|his|her|my|our|your)\s+(?:(?:ai|coding|code|llm)\s+)?",
+    r"(?:assistant|ai|model|agent|bot|chatbot|llm|copilot|claude(?:\s+code)?)",
+    r"|(?:ai\s+)?assistant|claude(?:\s+code)?|copilot|chatgpt|gpt-?\d[\w.-]*|codex|gemini|cursor",
+    r"|you)\b",
+);
+
+/// Where a sentence hands an act to the assistant: a wish about what it does (`Wants the
+/// assistant to`, `Prefers that Claude`, `Likes it when Copilot`, `Uses Claude to`, `Is
+/// fine with the agent`), or a modal of permission or duty after it (`Claude can`, `the AI
+/// is allowed to`, `the model does not need to`). What follows is the act.
+static DELEGATION: LazyLock<Vec<Regex>> = LazyLock::new(|| {
+    let wish = concat!(
+        r"\b(?:wants?|wanted|wanting|prefers?|preferred|preferring|expects?|expected",
+        r"|expecting|likes?|liked|loves?|loved|enjoys?|enjoyed|needs?|needed|asks?|asked",
+        r"|asking|requests?|requested|requires?|required|wish(?:es|ed)?|hopes?|hoped|lets?",
+        r"|letting|allows?|allowed|permits?|permitted|trusts?|trusted|tells?|told|instructs?",
+        r"|instructed|encourages?|encouraged|uses?|used|using|has|had|gets?|got|makes?|made",
+        r"|would\s+(?:like|love|rather|prefer)|(?:counts?|counted|relies|relied|depends?",
+        r"|depended)\s+on|(?:is|are|was|feels?)\s+(?:fine|ok|okay|happy|comfortable|glad|cool",
+        r"|relaxed)\s+(?:with|when|if|for)|(?:does\s+not|doesn't|doesnt|never|wouldn't",
+        r"|would\s+not)\s+mind)\s+(?:it\s+)?(?:that\s+|when\s+|whenever\s+|if\s+|for\s+",
+        r"|to\s+have\s+)?",
+    );
+    let modal = concat!(
+        r"\s+(?:should|must|shall|can|could|may|might|will|would|ought\s+to|needs?\s+to|has\s+to",
+        r"|gets?\s+to|is\s+(?:allowed|permitted|free|welcome|authori[sz]ed|expected|supposed",
+        r"|meant|encouraged|trusted|cleared|able|to)|are\s+(?:allowed|permitted|free|welcome)",
+        r"|(?:has|have)\s+permission|does\s+not\s+need|doesn't\s+need|need\s+not|needn't)\b",
+    );
+    vec![
+        regex(&format!("{wish}{ASSISTANT}")),
+        regex(&format!(r"\b{ASSISTANT}{modal}")),
+    ]
+});
+
+/// Acts that are risky whatever their object, in every inflection: destroying data,
+/// sending it out, running or fetching code.
+static RISKY_VERB: LazyLock<Regex> = LazyLock::new(|| {
+    regex(concat!(
+        r"\b(?:delet(?:e|es|ed|ing)|eras(?:e|es|ed|ing)|wip(?:e|es|ed|ing)|purg(?:e|es|ed|ing)",
+        r"|destroy(?:s|ed|ing)?|nuk(?:e|es|ed|ing)|shred(?:s|ded|ding)?",
+        r"|overwr(?:ite|ites|iting|itten|ote)|truncat(?:e|es|ed|ing)|upload(?:s|ed|ing)?",
+        r"|publish(?:es|ed|ing)?|post(?:s|ed|ing)?|send(?:s|ing)?|sent|shar(?:e|es|ed|ing)",
+        r"|e-?mail(?:s|ed|ing)?|transmit(?:s|ted|ting)?|leak(?:s|ed|ing)?|expos(?:e|es|ed|ing)",
+        r"|exfiltrat(?:e|es|ed|ing)|tweet(?:s|ed|ing)?|push(?:es|ed|ing)?|deploy(?:s|ed|ing)?",
+        r"|execut(?:e|es|ed|ing)|run(?:s|ning)?|ran|install(?:s|ed|ing)?|download(?:s|ed|ing)?",
+        r"|eval|sudo)\b",
+    ))
+});
+
+/// Words after which a risky verb is a noun (`the Downloads folder`, `a dry run`).
+const NOUN_MARKERS: &str = "\
+    a an the this that these those its their his her my your our each every any some no one \
+    dry test trial blog";
+
+/// Acts that are risky by their object or manner: getting around the user's control,
+/// acting unseen, touching secrets or private files, rewriting git history.
+static RISKY_PHRASES: LazyLock<Vec<Regex>> = LazyLock::new(|| {
+    regexes(&[
+        concat!(
+            r"\b(?:disabl|skip|bypass|ignor|overrid|overrul|circumvent|suppress|silenc|dismiss",
+            r"|remov|drop|defeat|evad|turn(?:s|ed|ing)?\s+off|switch(?:es|ed|ing)?\s+off",
+            r"|get(?:s|ting)?\s+around|work(?:s|ed|ing)?\s+around|auto-?approv|auto-?accept",
+            r"|auto-?confirm)\w*(?:\s+(?:the|a|an|all|any|every|each|its|their|your|my|our|of",
+            r"|these|those|such|other|extra|usual|normal|manual|human|user|security|safety|code",
+            r"|git|pre-commit|pre-push|commit|push|ci|permission|approval|confirmation",
+            r"|destructive|interactive|required|standard|built-in|mandatory)){0,3}\s+",
+            r"(?:confirm\w*|review\w*|safety|safe-?guards?|guard-?rails?|permissions?|prompts?",
+            r"|approvals?|checks?|warnings?|hooks?|sandbox\w*|restrictions?|protections?|2fa",
+            r"|mfa|verification|ci|linters?|tests?)\b",
+        ),
+        r"\bauto-?(?:approv|accept|confirm|merg)\w*",
+        concat!(
+            r"\b(?:silently|quietly|secretly|covertly|stealthily|surreptitiously",
+            r"|behind\s+(?:\w+\s+)?back|no\s+questions\s+asked|unreviewed|unsupervised",
+            r"|without\s+(?:[\w'-]+\s+){0,2}?(?:ask\w*|confirm\w*|review\w*|approv\w*",
+            r"|permission|check\w*|prompt\w*|consent|notic\w*|notif\w*|tell\w*|warn\w*",
+            r"|supervision|oversight|verif\w*|inspect\w*)",
+            r"|(?:never|not|stop\w*|don't|dont|doesn't|no\s+need\s+to|needn't)\s+",
+            r"(?:(?:need|have)\s+to\s+|to\s+)?(?:ask|check|confirm)\w*\s+(?:first|before",
+            r"|for\s+(?:permission|confirmation|approval|consent)|permission",
+            r"|with\s+(?:me|the\s+user|them|him|her)))\b",
+        ),
+        concat!(
+            r"\b(?:secrets?|credentials?|creds|passwords?|passphrases?",
+            r"|(?:api|access|auth|bearer|github|gh|gitlab|npm|pypi|session|refresh|oauth|jwt",
+            r"|secret|personal\s+access)\s*-?\s*tokens?",
+            r"|(?:api|ssh|gpg|pgp|private|secret|signing|access)\s*-?\s*keys?",
+            r"|private\s+(?:[\w-]+\s+)?(?:files?|repos?|repositories|data|notes|messages",
+            r"|e-?mails?|documents?|docs|folders?|director(?:y|ies)|photos|keys?)",
+            r"|personal\s+(?:files?|data|documents?|e-?mails?|messages|photos)",
+            r"|env(?:ironment)?\s+(?:files?|var(?:iable)?s?)|keychains?|keyrings?",
+            r"|password\s+managers?|browser\s+(?:history|cookies|profiles?)",
+            r"|home\s+director(?:y|ies))\b",
+        ),
+        concat!(
+            r"\b(?:force[\s-]?push\w*|(?:rewrit|rewrot|chang|alter|edit|modif|squash|eras|delet",
+            r"|purg|wip|clean\w*\s+up|tamper\w*\s+with|mess\w*\s+with|falsif|fak)\w*\s+",
+            r"(?:[\w'-]+\s+){0,3}?history|rebas\w*|amend\w*\s+(?:[\w'-]+\s+){0,2}?commits?",
+            r"|reset\w*\s+(?:[\w-]+\s+)?hard|hard[\s-]reset\w*|filter-(?:branch|repo)",
+            r"|(?:delet|remov|drop)\w*\s+(?:[\w'-]+\s+){0,2}?branch\w*",
+            r"|drop\w*\s+(?:[\w'-]+\s+){0,2}?(?:tables?|databases?|dbs?|schemas?|collections?))\b",
+        ),
+        r"(?:^|\s)(?:--force|-f|--amend|--hard|--no-verify)\b",
+    ])
+});
+
+/// Whether a sentence hands the assistant a risky act: after a [`DELEGATION`], a risky
+/// verb (not a noun, not `push back`) or a [`RISKY_PHRASES`] match.
+fn delegates_risky_act(probe: &str) -> bool {
+    SENTENCE_END.split(probe).any(|sentence| {
+        let Some(start) = DELEGATION
+            .iter()
+            .filter_map(|re| re.find(sentence))
+            .map(|m| m.end())
+            .min()
+        else {
+            return false;
+        };
+        let act = &sentence[start..];
+        RISKY_PHRASES.iter().any(|re| re.is_match(act))
+            || RISKY_VERB.find_iter(act).any(|m| is_verb(act, &m))
+    })
+}
+
+/// Whether a [`RISKY_VERB`] match in `act` is the verb: not part of a hyphenated word
+/// (`post-mortem`; `force-push` is a phrase of its own), not a noun after a determiner and
+/// not `push back`.
+fn is_verb(act: &str, m: &regex::Match<'_>) -> bool {
+    let before = &act[..m.start()];
+    let after = &act[m.end()..];
+    if before.ends_with('-') || after.starts_with('-') {
+        return false;
+    }
+    let prev = before.split_whitespace().next_back().unwrap_or("");
+    let next = after.split_whitespace().next().unwrap_or("");
+    let noun = listed(
+        NOUN_MARKERS,
+        prev.trim_matches(|c: char| !c.is_alphanumeric()),
+    );
+    let push_back = m.as_str().starts_with("push") && matches!(next, "back" | "for");
+    !noun && !push_back
+}
+
 /// Base-form verbs one gives an assistant as orders. Third-person forms (`runs`) are facts.
 const ORDERS: &str = "\
     accept act add address agree allow answer apologize apologise append apply approve ask \
@@ -467,6 +646,7 @@ static SENTENCE_BREAK: LazyLock<Regex> =
 
 fn is_instruction(probe: &str) -> bool {
     INSTRUCTION_PATTERNS.iter().any(|re| re.is_match(probe))
+        || delegates_risky_act(probe)
         || SENTENCE_BREAK.split(probe).any(|sentence| {
             let words = words(sentence);
             is_order(&words) || main_clause(&words).is_some_and(is_order)

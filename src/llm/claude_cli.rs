@@ -10,19 +10,25 @@
 //! limit) and the user message, which holds the transcript, on stdin, so no transcript
 //! ever shows in `ps`. `--tools ""` takes every tool away: the transcript is untrusted
 //! and must not be able to make the model read files or run commands. The process runs
-//! in the temp directory so that no project's CLAUDE.md is pulled into the context.
+//! in a fresh, private (0700), empty directory, removed afterwards, so that no project's
+//! CLAUDE.md, nor one any local user left in the shared temp directory, is pulled into
+//! the context. It runs in its own process group, and on timeout the whole group is
+//! killed, so that nothing it started outlives it.
 //!
 //! This module finds the binary, runs it under the timeout and reads its JSON; it does
 //! not retry (see `retry`).
 
 use std::ffi::{OsStr, OsString};
 use std::fmt;
+use std::io;
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{SystemTime, UNIX_EPOCH};
 
 use serde_json::Value;
-use tokio::io::AsyncWriteExt;
-use tokio::process::Command;
+use tokio::io::{AsyncRead, AsyncReadExt, AsyncWriteExt};
+use tokio::process::{Child, Command};
 
 use super::{
     ExtractRequest, Extraction, LlmError, Settings, Usage, excerpt, parse_facts, user_message,
@@ -180,20 +186,30 @@ impl Client {
         &self.settings
     }
 
-    /// One run of the CLI, killed when the timeout passes.
+    /// One run of the CLI in a private empty directory, killed with everything it
+    /// started when the timeout passes.
     pub async fn send(&self, req: &ExtractRequest) -> Result<Extraction, LlmError> {
-        let mut child = Command::new(&self.program)
+        let workdir = PrivateDir::create(&std::env::temp_dir()).map_err(|e| {
+            LlmError::Process(format!("could not create a private working directory: {e}"))
+        })?;
+        let mut command = Command::new(&self.program);
+        command
             .args(args(&self.settings.model, &req.system))
-            .current_dir(std::env::temp_dir())
+            .current_dir(workdir.path())
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
-            .kill_on_drop(true)
-            .spawn()
-            .map_err(|e| {
-                LlmError::Config(format!("could not start {}: {e}", self.program.display()))
-            })?;
+            .kill_on_drop(true);
+        // Its own group, whose id is its pid, so that a timeout can kill its children too.
+        #[cfg(unix)]
+        command.process_group(0);
+        let mut child = command.spawn().map_err(|e| {
+            LlmError::Config(format!("could not start {}: {e}", self.program.display()))
+        })?;
+        let group = child.id();
         let mut stdin = child.stdin.take();
+        let stdout = child.stdout.take();
+        let stderr = child.stderr.take();
         let message = user_message(req);
         let feed = async move {
             if let Some(stdin) = stdin.as_mut() {
@@ -203,17 +219,97 @@ impl Client {
             }
             drop(stdin);
         };
-        // Dropping the future on timeout drops the child, and kill_on_drop kills it.
-        let run = async { tokio::join!(feed, child.wait_with_output()).1 };
-        let output = tokio::time::timeout(self.settings.timeout, run)
-            .await
-            .map_err(|_| LlmError::Timeout)?
-            .map_err(|e| LlmError::Process(format!("could not read its output: {e}")))?;
+        let run = async {
+            let (status, stdout, stderr, ()) =
+                tokio::join!(child.wait(), read_all(stdout), read_all(stderr), feed);
+            Ok::<_, io::Error>((status?, stdout?, stderr?))
+        };
+        let Ok(output) = tokio::time::timeout(self.settings.timeout, run).await else {
+            // A group id is not reused while any member lives, so this still names ours.
+            kill_tree(&mut child, group).await;
+            return Err(LlmError::Timeout);
+        };
+        let (status, stdout, stderr) =
+            output.map_err(|e| LlmError::Process(format!("could not read its output: {e}")))?;
         parse_output(
-            output.status.success(),
-            &String::from_utf8_lossy(&output.stdout),
-            &String::from_utf8_lossy(&output.stderr),
+            status.success(),
+            &String::from_utf8_lossy(&stdout),
+            &String::from_utf8_lossy(&stderr),
         )
+    }
+}
+
+async fn read_all(pipe: Option<impl AsyncRead + Unpin>) -> io::Result<Vec<u8>> {
+    let mut bytes = Vec::new();
+    if let Some(mut pipe) = pipe {
+        pipe.read_to_end(&mut bytes).await?;
+    }
+    Ok(bytes)
+}
+
+/// Kills the child's process group, then the child itself in case that failed (or on a
+/// platform without groups). memloop forbids `unsafe` and has no libc or nix dependency,
+/// so the group is signalled through the `kill` utility, which takes a negative pid.
+async fn kill_tree(child: &mut Child, group: Option<u32>) {
+    #[cfg(unix)]
+    if let Some(group) = group {
+        let killed = Command::new("kill")
+            .args(["-KILL", "--", &format!("-{group}")])
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .status()
+            .await;
+        if !killed.is_ok_and(|status| status.success()) {
+            tracing::debug!(group, "could not kill the claude process group");
+        }
+    }
+    #[cfg(not(unix))]
+    let _ = group;
+    // Also reaps it; an error means it is gone already.
+    let _ = child.kill().await;
+}
+
+/// A fresh directory only this user can enter, removed with everything in it on drop.
+struct PrivateDir(PathBuf);
+
+impl PrivateDir {
+    /// Creates `memloop-claude-…` under `parent` with a name no one else holds; an
+    /// existing entry of that name (anyone's) is never reused.
+    fn create(parent: &Path) -> io::Result<Self> {
+        static COUNTER: AtomicU64 = AtomicU64::new(0);
+        let nanos = SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .map_or(0, |d| d.subsec_nanos());
+        let mut last = None;
+        for _ in 0..16 {
+            let n = COUNTER.fetch_add(1, Ordering::Relaxed);
+            let path = parent.join(format!(
+                "memloop-claude-{}-{n}-{nanos:08x}",
+                std::process::id()
+            ));
+            let mut builder = std::fs::DirBuilder::new();
+            #[cfg(unix)]
+            std::os::unix::fs::DirBuilderExt::mode(&mut builder, 0o700);
+            match builder.create(&path) {
+                Ok(()) => return Ok(Self(path)),
+                Err(err) if err.kind() == io::ErrorKind::AlreadyExists => last = Some(err),
+                Err(err) => return Err(err),
+            }
+        }
+        Err(last.unwrap_or_else(|| io::Error::other("no free name")))
+    }
+
+    fn path(&self) -> &Path {
+        &self.0
+    }
+}
+
+impl Drop for PrivateDir {
+    fn drop(&mut self) {
+        if let Err(err) = std::fs::remove_dir_all(&self.0) {
+            tracing::debug!("could not remove {}: {err}", self.0.display());
+        }
     }
 }
 
@@ -412,5 +508,100 @@ mod tests {
         let err = client.send(&request()).await.expect_err("times out");
         assert!(matches!(err, LlmError::Timeout), "{err:?}");
         assert!(started.elapsed() < Duration::from_secs(10));
+    }
+
+    /// Whether `pid` runs: a zombie, killed and waiting for its reaper, does not.
+    #[cfg(target_os = "linux")]
+    fn running(pid: &str) -> bool {
+        std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|stat| {
+            stat.rsplit_once(')')
+                .is_some_and(|(_, rest)| !rest.trim_start().starts_with('Z'))
+        })
+    }
+
+    #[cfg(target_os = "linux")]
+    #[tokio::test]
+    async fn a_timeout_kills_the_processes_the_cli_started() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let pids = dir.path().join("pids");
+        fake_claude(
+            dir.path(),
+            &format!(
+                "sleep 300 &\necho $! > '{0}'\nsleep 300 &\necho $! >> '{0}'\nwait",
+                pids.display()
+            ),
+        );
+        let client = Client::from_path(&settings(Duration::from_secs(2)), dir.path().as_os_str())
+            .expect("found");
+        let err = client.send(&request()).await.expect_err("times out");
+        assert!(matches!(err, LlmError::Timeout), "{err:?}");
+        let pids = std::fs::read_to_string(&pids).expect("the script recorded its children");
+        let pids: Vec<&str> = pids.split_whitespace().collect();
+        assert_eq!(pids.len(), 2, "{pids:?}");
+        let deadline = Instant::now() + Duration::from_secs(5);
+        while pids.iter().any(|pid| running(pid)) && Instant::now() < deadline {
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        let survivors: Vec<&str> = pids.into_iter().filter(|pid| running(pid)).collect();
+        for pid in &survivors {
+            let _ = std::process::Command::new("kill")
+                .args(["-KILL", pid])
+                .status();
+        }
+        assert!(survivors.is_empty(), "still running: {survivors:?}");
+    }
+
+    #[cfg(unix)]
+    #[tokio::test]
+    async fn the_cli_runs_in_a_private_empty_directory_removed_afterwards() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let cwd = dir.path().join("cwd");
+        let listing = dir.path().join("listing");
+        let mode = dir.path().join("mode");
+        fake_claude(
+            dir.path(),
+            &format!(
+                "pwd -P > '{}'\nls -A > '{}'\nls -ld . > '{}'\ncat >/dev/null\nprintf '%s' '{}'",
+                cwd.display(),
+                listing.display(),
+                mode.display(),
+                SUCCESS.replace('\'', r"'\''")
+            ),
+        );
+        let client = Client::from_path(&settings(Duration::from_secs(20)), dir.path().as_os_str())
+            .expect("found");
+        client.send(&request()).await.expect("extracts");
+
+        let cwd = PathBuf::from(std::fs::read_to_string(&cwd).expect("pwd captured").trim());
+        let temp = std::env::temp_dir().canonicalize().expect("temp dir");
+        assert_eq!(cwd.parent(), Some(temp.as_path()), "{}", cwd.display());
+        let name = cwd.file_name().expect("name").to_string_lossy();
+        assert!(name.starts_with("memloop-claude-"), "{name}");
+        assert_eq!(std::fs::read_to_string(&listing).expect("listing"), "");
+        let mode = std::fs::read_to_string(&mode).expect("mode");
+        assert!(mode.starts_with("drwx------"), "{mode}");
+        assert!(!cwd.exists(), "{} was not removed", cwd.display());
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn private_dirs_are_fresh_owner_only_and_removed_on_drop() {
+        use std::os::unix::fs::PermissionsExt;
+        let parent = tempfile::tempdir().expect("tempdir");
+        let first = PrivateDir::create(parent.path()).expect("created");
+        let second = PrivateDir::create(parent.path()).expect("created");
+        assert_ne!(first.path(), second.path());
+        let mode = first
+            .path()
+            .metadata()
+            .expect("metadata")
+            .permissions()
+            .mode();
+        assert_eq!(mode & 0o777, 0o700, "{mode:o}");
+        std::fs::write(first.path().join("left-behind"), "x").expect("write");
+        let path = first.path().to_owned();
+        drop(first);
+        assert!(!path.exists());
+        assert!(second.path().is_dir());
     }
 }

@@ -114,29 +114,39 @@ pub(super) fn neutralise_closing_tag(text: &str) -> String {
 /// Reads facts from a model's answer, tolerantly: bare JSON, JSON in a code fence or
 /// surrounded by prose, `{"facts": [...]}` or a bare array of facts. Entries without a
 /// text or a category are dropped; a missing scope means global; categories are kept as
-/// given. Errors when no JSON with facts is found or when the JSON was cut off.
+/// given. Errors when no JSON with facts is found, when the JSON was cut off, or when
+/// every entry of a non-empty list was malformed: that is a model ignoring the contract,
+/// not an answer of zero facts, and it must stay retryable rather than mark the
+/// transcript done.
 pub fn parse_facts(text: &str) -> Result<Vec<Candidate>, LlmError> {
     let text = text.trim_start_matches('\u{feff}').trim();
-    if let Ok(value) = serde_json::from_str::<Value>(text)
-        && let Some(facts) = facts_from_value(&value)
-    {
-        return Ok(facts);
-    }
-    for block in fenced_blocks(text) {
-        if let Ok(value) = serde_json::from_str::<Value>(block.trim())
-            && let Some(facts) = facts_from_value(&value)
-        {
-            return Ok(facts);
+    let mut malformed = None;
+    if let Ok(value) = serde_json::from_str::<Value>(text) {
+        match read_value(&value) {
+            Reading::Facts(facts) => return Ok(facts),
+            Reading::AllMalformed(n) => malformed = malformed.or(Some(n)),
+            Reading::NotFacts => {}
         }
     }
-    scan_for_facts(text)
+    for block in fenced_blocks(text) {
+        if let Ok(value) = serde_json::from_str::<Value>(block.trim()) {
+            match read_value(&value) {
+                Reading::Facts(facts) => return Ok(facts),
+                Reading::AllMalformed(n) => malformed = malformed.or(Some(n)),
+                Reading::NotFacts => {}
+            }
+        }
+    }
+    scan_for_facts(text, malformed)
 }
 
 /// The upper bound on JSON start positions tried in prose, so a huge answer full of
 /// braces cannot make parsing quadratic.
 const MAX_SCAN_STARTS: usize = 256;
 
-fn scan_for_facts(text: &str) -> Result<Vec<Candidate>, LlmError> {
+/// `malformed` is the entry count of the first list found so far whose entries were all
+/// malformed; it names the error when nothing better turns up.
+fn scan_for_facts(text: &str, mut malformed: Option<usize>) -> Result<Vec<Candidate>, LlmError> {
     let mut from = 0;
     for _ in 0..MAX_SCAN_STARTS {
         let Some(offset) = text[from..].find(['{', '[']) else {
@@ -146,8 +156,10 @@ fn scan_for_facts(text: &str) -> Result<Vec<Candidate>, LlmError> {
         let mut stream = serde_json::Deserializer::from_str(&text[start..]).into_iter::<Value>();
         match stream.next() {
             Some(Ok(value)) => {
-                if let Some(facts) = facts_from_value(&value) {
-                    return Ok(facts);
+                match read_value(&value) {
+                    Reading::Facts(facts) => return Ok(facts),
+                    Reading::AllMalformed(n) => malformed = malformed.or(Some(n)),
+                    Reading::NotFacts => {}
                 }
                 // A well-formed value of the wrong shape: nothing inside it can be the answer.
                 from = start + stream.byte_offset().max(1);
@@ -161,10 +173,13 @@ fn scan_for_facts(text: &str) -> Result<Vec<Candidate>, LlmError> {
             _ => from = start + 1,
         }
     }
-    Err(LlmError::Parse(format!(
-        "no JSON with facts in the answer: {}",
-        excerpt(text)
-    )))
+    Err(LlmError::Parse(match malformed {
+        Some(n) => format!(
+            "none of the {n} fact entries had both a category and a text: {}",
+            excerpt(text)
+        ),
+        None => format!("no JSON with facts in the answer: {}", excerpt(text)),
+    }))
 }
 
 /// The contents of the answer's ``` fences, in order.
@@ -187,27 +202,48 @@ fn fenced_blocks(text: &str) -> Vec<&str> {
     blocks
 }
 
-/// The facts in a parsed answer, or `None` when the value does not have an accepted shape.
+/// What a parsed JSON value holds, read as an answer.
+enum Reading {
+    /// An accepted shape; the facts in it, possibly none.
+    Facts(Vec<Candidate>),
+    /// An accepted shape whose entries, this many and at least one, were all malformed.
+    AllMalformed(usize),
+    /// Not an answer's shape at all.
+    NotFacts,
+}
+
+/// The facts in a parsed answer, or `None` when the value does not have an accepted shape
+/// or every entry of a non-empty list was malformed.
 pub(super) fn facts_from_value(value: &Value) -> Option<Vec<Candidate>> {
+    match read_value(value) {
+        Reading::Facts(facts) => Some(facts),
+        Reading::AllMalformed(_) | Reading::NotFacts => None,
+    }
+}
+
+fn read_value(value: &Value) -> Reading {
     let entries = match value {
         Value::Array(items) if items.iter().all(Value::is_object) => items,
         Value::Object(map) => match map.get("facts") {
             Some(Value::Array(items)) => items,
-            Some(Value::Null) => return Some(Vec::new()),
-            Some(_) => return None,
+            Some(Value::Null) => return Reading::Facts(Vec::new()),
+            Some(_) => return Reading::NotFacts,
             None if map.contains_key("text") => std::slice::from_ref(value),
-            None => return None,
+            None => return Reading::NotFacts,
         },
-        _ => return None,
+        _ => return Reading::NotFacts,
     };
     let facts: Vec<Candidate> = entries.iter().filter_map(candidate).collect();
+    if facts.is_empty() && !entries.is_empty() {
+        return Reading::AllMalformed(entries.len());
+    }
     if facts.len() < entries.len() {
         tracing::debug!(
             dropped = entries.len() - facts.len(),
             "dropped malformed fact entries"
         );
     }
-    Some(facts)
+    Reading::Facts(facts)
 }
 
 fn candidate(entry: &Value) -> Option<Candidate> {

@@ -1,7 +1,9 @@
 //! When to send an extraction call again: exponential backoff with jitter (1 s, doubling,
 //! capped at 60 s), a server's `Retry-After` honoured when it is reasonable, and one more
-//! try for an answer that could not be parsed. The loop itself is `backon`'s; this module
-//! owns the policy and the pure pieces it is made of (delay schedule, header parsing).
+//! try for an answer that could not be parsed. The delay schedule is `backon`'s; the loop
+//! is written out here because the parse retry sits outside the `max_retries` budget,
+//! which `backon`'s loop cannot express. This module owns the policy and the pure pieces
+//! it is made of (delay schedule, header parsing).
 //!
 //! It does not decide what is retryable: that is `LlmError::is_retryable`.
 //!
@@ -9,10 +11,9 @@
 //! can exercise retries without waiting. It does not shorten a server's `Retry-After`.
 
 use std::future::Future;
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
-use backon::{ExponentialBuilder, Retryable};
+use backon::ExponentialBuilder;
 use chrono::{DateTime, Utc};
 
 use super::LlmError;
@@ -29,7 +30,8 @@ pub struct Policy {
     pub cap: Duration,
     /// A `Retry-After` longer than this gives up instead of waiting.
     pub max_retry_after: Duration,
-    /// Retries after the first attempt.
+    /// Retries after a transport failure (429, 5xx, timeout, connection); the one extra
+    /// try for an unparseable answer does not count against it.
     pub max_retries: u32,
 }
 
@@ -80,13 +82,10 @@ impl Policy {
         backon::BackoffBuilder::build(builder).map(move |d| d.min(cap))
     }
 
-    /// How long to wait before retrying after `err`, given the backoff's next delay
-    /// (`None` once retries are used up); `None` means give up.
+    /// How long to wait before retrying after the retryable `err`, given the backoff's
+    /// next delay (`None` once retries are used up); `None` means give up.
     pub fn delay_for(&self, err: &LlmError, backoff: Option<Duration>) -> Option<Duration> {
         match err {
-            // The one extra try for an unparseable answer is granted by `run`; waiting
-            // would not make the model answer differently.
-            LlmError::Parse(_) => Some(Duration::ZERO),
             LlmError::Http {
                 retry_after: Some(wait),
                 ..
@@ -100,22 +99,38 @@ impl Policy {
 }
 
 /// Runs `op` until it succeeds, fails with an error that is not retryable, or the
-/// policy gives up. An unparseable answer (`Parse`) is tried exactly once more.
-pub async fn run<T, F, Fut>(policy: &Policy, op: F) -> Result<T, LlmError>
+/// policy gives up. Transport failures are retried up to `max_retries` times; an
+/// unparseable answer (`Parse`) is asked once more per call, at once and outside that
+/// budget, so a garbage answer does not cost a later 529 its retry.
+pub async fn run<T, F, Fut>(policy: &Policy, mut op: F) -> Result<T, LlmError>
 where
     F: FnMut() -> Fut,
     Fut: Future<Output = Result<T, LlmError>>,
 {
-    let parse_retry_left = AtomicBool::new(true);
-    op.retry(policy.delays())
-        .when(|err| {
-            err.is_retryable()
-                || (matches!(err, LlmError::Parse(_))
-                    && parse_retry_left.swap(false, Ordering::Relaxed))
-        })
-        .adjust(|err, backoff| policy.delay_for(err, backoff))
-        .notify(|err, wait| tracing::warn!("retrying in {:.1}s: {err}", wait.as_secs_f64()))
-        .await
+    let mut backoff = policy.delays();
+    let mut parse_retry_left = true;
+    loop {
+        let err = match op().await {
+            Ok(value) => return Ok(value),
+            Err(err) => err,
+        };
+        if matches!(err, LlmError::Parse(_)) && parse_retry_left {
+            parse_retry_left = false;
+            // Waiting would not make the model answer differently.
+            tracing::warn!("asking once more: {err}");
+            continue;
+        }
+        let wait = if err.is_retryable() {
+            policy.delay_for(&err, backoff.next())
+        } else {
+            None
+        };
+        let Some(wait) = wait else {
+            return Err(err);
+        };
+        tracing::warn!("retrying in {:.1}s: {err}", wait.as_secs_f64());
+        tokio::time::sleep(wait).await;
+    }
 }
 
 /// Parses a `Retry-After` value: delta seconds, or an HTTP date (RFC 2822 form) counted
@@ -150,7 +165,7 @@ pub fn retry_after_from_headers(
 
 #[cfg(test)]
 mod tests {
-    use std::sync::atomic::AtomicU32;
+    use std::sync::atomic::{AtomicU32, Ordering};
 
     use super::*;
 
@@ -255,7 +270,7 @@ mod tests {
             (http(Some(121)), backoff, None),
             (http(Some(10)), None, None),
             (LlmError::Timeout, None, None),
-            (LlmError::Parse("x".into()), None, Some(Duration::ZERO)),
+            (LlmError::Timeout, backoff, backoff),
         ];
         for (err, backoff, want) in cases {
             assert_eq!(
@@ -334,6 +349,55 @@ mod tests {
             assert_eq!(calls, 2, "max_retries {max_retries}");
             assert!(matches!(result, Err(LlmError::Parse(_))));
         }
+    }
+
+    fn overloaded() -> LlmError {
+        LlmError::Http {
+            status: 529,
+            retry_after: None,
+            body: "overloaded".into(),
+        }
+    }
+
+    #[tokio::test]
+    async fn the_parse_retry_does_not_use_up_a_transport_retry() {
+        let (calls, result) = attempts_until_done(&fast(1), |n| match n {
+            1 => Some(LlmError::Parse("garbage".into())),
+            2 => Some(overloaded()),
+            _ => None,
+        })
+        .await;
+        assert_eq!(calls, 3, "garbage, 529, success");
+        assert_eq!(result.expect("the 529 is retried"), 3);
+
+        let (calls, result) = attempts_until_done(&fast(1), |n| match n {
+            1 => Some(overloaded()),
+            2 => Some(LlmError::Parse("garbage".into())),
+            _ => None,
+        })
+        .await;
+        assert_eq!(calls, 3, "529, garbage, success");
+        assert_eq!(result.expect("the garbage is asked again"), 3);
+    }
+
+    #[tokio::test]
+    async fn two_garbage_answers_fail_after_two_attempts() {
+        let (calls, result) =
+            attempts_until_done(&fast(1), |_| Some(LlmError::Parse("garbage".into()))).await;
+        assert_eq!(calls, 2);
+        assert!(matches!(result, Err(LlmError::Parse(_))), "{result:?}");
+    }
+
+    #[tokio::test]
+    async fn the_parse_retry_is_granted_once_per_call() {
+        let (calls, result) = attempts_until_done(&fast(4), |n| match n {
+            1 | 3 => Some(LlmError::Parse("garbage".into())),
+            2 => Some(overloaded()),
+            _ => None,
+        })
+        .await;
+        assert_eq!(calls, 3, "the second garbage answer is final");
+        assert!(matches!(result, Err(LlmError::Parse(_))), "{result:?}");
     }
 
     #[tokio::test]
