@@ -255,9 +255,7 @@ impl Resolved {
             ProviderKind::Anthropic => env
                 .var("ANTHROPIC_BASE_URL")
                 .unwrap_or("https://api.anthropic.com"),
-            ProviderKind::OpenAi => env
-                .var("OPENAI_BASE_URL")
-                .unwrap_or("https://api.openai.com/v1"),
+            ProviderKind::OpenAi => env.var("OPENAI_BASE_URL").unwrap_or(OPENAI_DEFAULT_URL),
             ProviderKind::ClaudeCli | ProviderKind::Builtin => "",
         }
         .trim_end_matches('/')
@@ -319,6 +317,17 @@ impl Resolved {
                 "provider anthropic needs ANTHROPIC_API_KEY in the environment".into(),
             ));
         }
+        // A local server needs no key; OpenAI's own API does, and transcripts should not
+        // travel there only to be refused.
+        if self.llm.kind == ProviderKind::OpenAi
+            && self.llm.api_key.is_none()
+            && self.llm.base_url == OPENAI_DEFAULT_URL
+        {
+            return Err(ConfigError::Invalid(
+                "provider openai needs OPENAI_API_KEY, or OPENAI_BASE_URL for a local server"
+                    .into(),
+            ));
+        }
         Ok(())
     }
 }
@@ -345,6 +354,9 @@ fn auto_provider(env: &Env) -> (ProviderKind, ProviderReason) {
         (ProviderKind::Builtin, ProviderReason::Fallback)
     }
 }
+
+/// OpenAI's own endpoint, used when `OPENAI_BASE_URL` is not set.
+const OPENAI_DEFAULT_URL: &str = "https://api.openai.com/v1";
 
 /// The model a provider uses when the user names none.
 pub fn default_model(kind: ProviderKind) -> &'static str {
@@ -490,6 +502,23 @@ mod tests {
         let r = resolve(Config::default(), &[("MEMLOOP_PROVIDER", "anthropic")]).unwrap();
         let err = r.require_credentials().unwrap_err();
         assert!(err.to_string().contains("ANTHROPIC_API_KEY"));
+        let r = resolve(Config::default(), &[("MEMLOOP_PROVIDER", "openai")]).unwrap();
+        assert!(
+            r.require_credentials()
+                .unwrap_err()
+                .to_string()
+                .contains("OPENAI_BASE_URL")
+        );
+        let local = [
+            ("MEMLOOP_PROVIDER", "openai"),
+            ("OPENAI_BASE_URL", "http://127.0.0.1:11434/v1"),
+        ];
+        assert!(
+            resolve(Config::default(), &local)
+                .unwrap()
+                .require_credentials()
+                .is_ok()
+        );
         let mut c = Config::default();
         c.memory.review = true;
         let err = resolve(c, &[]).unwrap_err();

@@ -116,7 +116,11 @@ impl Ledger {
     /// exist), for `--dry-run`: the run goes through the same code and nothing reaches disk.
     pub fn scratch_copy(path: &Path) -> Result<Self> {
         let mut conn = Connection::open_in_memory()?;
-        if path.exists() {
+        // An unreadable state directory is an error, not an empty ledger.
+        let exists = path
+            .try_exists()
+            .with_context(|| format!("could not read ledger {}", path.display()))?;
+        if exists {
             let src = open_read_only(path)
                 .with_context(|| format!("could not open ledger {}", path.display()))?;
 

@@ -96,11 +96,15 @@ enum Target {
 }
 
 /// Runs one extraction over the configured vaults.
+///
+/// An error before anything was read (configuration, the lock) is `Err`. Once the run has
+/// started, its report comes back even when it stopped early (a rejected key, a missing
+/// model), with the reason beside it: the transcripts it committed are in the report.
 pub async fn run(
     cfg: &Resolved,
     opts: &Options,
     progress: &dyn Progress,
-) -> Result<Report, RunError> {
+) -> Result<(Report, Option<RunError>), RunError> {
     let started = Instant::now();
     let started_at = chrono::Local::now().to_rfc3339();
     // Everything a configuration error can come from is checked before the lock and the
@@ -148,6 +152,9 @@ pub async fn run(
     run.report.failures = early.failures;
     run.vaults = vaults;
     let jobs = run.scan()?;
+    for failure in &run.report.failures {
+        progress.warn(&format!("{}: {}", failure.path, failure.error));
+    }
 
     // Hand edits are read back before any new fact arrives, so a bullet the user deleted
     // is already forgotten when a transcript says it again.
@@ -155,8 +162,7 @@ pub async fn run(
     let outcome = run.extract_all(jobs, &provider, progress).await;
     run.sync_all()?;
     run.finish(started, &started_at)?;
-    outcome?;
-    Ok(run.report)
+    Ok((run.report, outcome.err()))
 }
 
 /// The vaults of this run. A directory the user named that does not exist is a usage
@@ -314,6 +320,12 @@ impl<'a> Run<'a> {
                         continue;
                     }
                 };
+                // A file that cannot be a transcript fails here, before it takes a place in
+                // the per-run budget; it is looked at again next run.
+                if let Err(e) = transcript::decode(&bytes) {
+                    self.fail(&path, e.to_string());
+                    continue;
+                }
                 let sha256 = hex::encode(Sha256::digest(&bytes));
                 if !self.opts.force && row.as_ref().is_some_and(|r| r.sha256 == sha256) {
                     self.ledger.touch_transcript(&key, size, mtime_ns)?;
@@ -441,10 +453,15 @@ impl<'a> Run<'a> {
         let mut in_flight = JoinSet::new();
         let limit = self.cfg.config.llm.concurrency;
         let mut fatal = None;
+        let mut unreachable = false;
         let shutdown = shutdown_signal();
         tokio::pin!(shutdown);
         loop {
-            while fatal.is_none() && !self.report.interrupted && in_flight.len() < limit {
+            while fatal.is_none()
+                && !unreachable
+                && !self.report.interrupted
+                && in_flight.len() < limit
+            {
                 let Some((n, job)) = queue.next() else { break };
                 match self.requests(&job) {
                     Ok((requests, date)) => {
@@ -491,9 +508,21 @@ impl<'a> Run<'a> {
                     };
                     progress.advance(&job.path, ok);
                 }
-                Err(e) if e.is_fatal() => {
+                Err(e) if e.is_fatal() || is_missing(&e) => {
                     in_flight.abort_all();
                     fatal = Some(e);
+                }
+                // Retries are spent and the server is not there: every other transcript
+                // would wait through the same schedule, so the run stops here.
+                Err(e @ LlmError::Unreachable(_)) => {
+                    in_flight.abort_all();
+                    self.fail(&job.path, e.to_string());
+                    progress.advance(&job.path, false);
+                    self.report.failures.push(Failure {
+                        path: self.cfg.llm.base_url.clone(),
+                        error: "the provider could not be reached: the remaining transcripts wait for the next run".into(),
+                    });
+                    unreachable = true;
                 }
                 Err(e) => {
                     self.fail(&job.path, e.to_string());
@@ -503,6 +532,10 @@ impl<'a> Run<'a> {
         }
         progress.finish();
         match fatal {
+            Some(e) if is_missing(&e) => Err(RunError::Usage(format!(
+                "{e}: the provider has no such model or endpoint; check MEMLOOP_MODEL / [llm] model ({}) and the base URL ({})",
+                self.cfg.llm.model, self.cfg.llm.base_url
+            ))),
             Some(e) => Err(RunError::Provider(e)),
             None => Ok(()),
         }
@@ -911,6 +944,11 @@ fn bullet_change(path: &Path, before: &str, after: &str) -> Change {
             .cloned()
             .collect(),
     }
+}
+
+/// A 404: the model or the endpoint does not exist, for every transcript alike.
+fn is_missing(e: &LlmError) -> bool {
+    matches!(e, LlmError::Http { status: 404, .. })
 }
 
 /// Resolves on Ctrl-C or SIGTERM (what systemd and launchd send to stop a job).

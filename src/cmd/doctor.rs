@@ -185,6 +185,10 @@ fn check_vaults(c: &mut Checks, cfg: &Resolved) {
 
 fn check_state(c: &mut Checks, cfg: &Resolved) {
     let ledger = cfg.paths.ledger();
+    if let Err(e) = ledger.try_exists() {
+        c.push(Level::Error, format!("ledger {}: {e}", ledger.display()));
+        return;
+    }
     if !ledger.exists() {
         c.push(
             Level::Ok,

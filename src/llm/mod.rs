@@ -124,9 +124,12 @@ pub enum LlmError {
     /// The request took longer than the configured timeout.
     #[error("the request timed out")]
     Timeout,
-    /// The connection could not be made or was dropped.
+    /// The connection broke before an answer (dropped, reset).
     #[error("could not reach the provider: {0}")]
     Connect(String),
+    /// No connection could be made at all (refused, unknown host): the server is not there.
+    #[error("could not connect: {0}")]
+    Unreachable(String),
     /// The provider answered, but no facts could be read from the answer.
     #[error("could not read facts from the answer: {0}")]
     Parse(String),
@@ -140,7 +143,7 @@ impl LlmError {
     pub fn is_retryable(&self) -> bool {
         match self {
             Self::Http { status, .. } => matches!(status, 408 | 429 | 500..=599),
-            Self::Timeout | Self::Connect(_) => true,
+            Self::Timeout | Self::Connect(_) | Self::Unreachable(_) => true,
             Self::Auth { .. } | Self::Config(_) | Self::Parse(_) | Self::Process(_) => false,
         }
     }
@@ -205,6 +208,7 @@ fn transport_error(err: reqwest::Error) -> LlmError {
         return LlmError::Timeout;
     }
     let builder = err.is_builder();
+    let unreachable = err.is_connect();
     let err = err.without_url();
     let mut message = err.to_string();
     let mut source = std::error::Error::source(&err);
@@ -215,6 +219,8 @@ fn transport_error(err: reqwest::Error) -> LlmError {
     }
     if builder {
         LlmError::Config(format!("could not build the provider request: {message}"))
+    } else if unreachable {
+        LlmError::Unreachable(message)
     } else {
         LlmError::Connect(message)
     }

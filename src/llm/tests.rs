@@ -74,7 +74,12 @@ fn errors_know_if_they_are_retryable_or_fatal() {
         (http(404), false, false),
         (http(413), false, false),
         (LlmError::Timeout, true, false),
-        (LlmError::Connect("connection refused".into()), true, false),
+        (LlmError::Connect("connection reset".into()), true, false),
+        (
+            LlmError::Unreachable("connection refused".into()),
+            true,
+            false,
+        ),
         (LlmError::Parse("junk".into()), false, false),
         (LlmError::Process("exit 1".into()), false, false),
         (auth, false, true),
@@ -265,6 +270,49 @@ fn parse_facts_refuses_answers_without_facts() {
             other => panic!("{text}: expected a parse error, got {other:?}"),
         }
     }
+}
+
+#[test]
+fn parse_facts_refuses_a_list_whose_entries_are_all_malformed() {
+    let cases = [
+        r#"{"facts":[{"fact":"Prefers tea.","type":"Preferences"}]}"#,
+        r#"[{"fact": "Prefers tea."}, {"category": "Goals"}]"#,
+        "```json\n{\"facts\": [\"Prefers tea.\"]}\n```",
+        r#"Here: {"facts": [{"text": "Prefers tea."}]} done."#,
+        r#"{"text": "Prefers tea."}"#,
+    ];
+    for text in cases {
+        match parse_facts(text) {
+            Err(LlmError::Parse(message)) => assert!(
+                message.contains("had both a category and a text"),
+                "{text}: {message}"
+            ),
+            other => panic!("{text}: expected a parse error, got {other:?}"),
+        }
+    }
+    let all_malformed = json!({"facts": [{"fact": "Prefers tea.", "type": "Preferences"}]});
+    assert_eq!(
+        facts_from_value(&all_malformed),
+        None,
+        "the tool-input path"
+    );
+}
+
+#[test]
+fn parse_facts_accepts_an_empty_list_as_zero_facts() {
+    for text in [r#"{"facts": []}"#, "```json\n{\"facts\": []}\n```", "[]"] {
+        assert_eq!(parse_facts(text).expect(text), vec![], "{text}");
+    }
+    assert_eq!(facts_from_value(&json!({"facts": []})), Some(vec![]));
+}
+
+#[test]
+fn parse_facts_skips_a_malformed_list_for_a_later_valid_one() {
+    let text = r#"For example {"facts": [{"fact": "x"}]}, and the answer: {"facts": [{"category": "Goals", "text": "Wants to learn Go."}]}"#;
+    assert_eq!(
+        parse_facts(text).expect("parses"),
+        vec![fact("Goals", "Wants to learn Go.", Scope::Global, None)]
+    );
 }
 
 /// Strict structured output: every object closed and every property required.

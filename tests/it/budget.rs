@@ -84,3 +84,33 @@ fn the_per_run_budget_takes_the_oldest_first_and_defers_the_rest() {
     assert_eq!(report["transcripts"]["processed"], 1);
     assert_eq!(sent(&mock, &order), [1, 1, 1, 1, 1]);
 }
+
+#[test]
+fn a_file_that_always_fails_does_not_take_a_place_in_the_budget() {
+    let env = TestEnv::new();
+    env.create_vault("gamma");
+    env.config("[llm]\nmax_transcripts_per_run = 2\n");
+    let bad = env.add_transcript_bytes("gamma", "0000-bad.md", b"\x00\x01binary\x00");
+    set_age(&bad, Duration::from_secs(3 * 24 * 3600));
+    for (i, name) in ["a.md", "b.md", "c.md"].iter().enumerate() {
+        let path = env.add_transcript(
+            "gamma",
+            name,
+            &transcript(
+                "2025-07-01",
+                "09:00",
+                name,
+                &format!("remember: Patterns | global | Keeps {i} plants."),
+            ),
+        );
+        set_age(&path, Duration::from_secs(3600 * (5 - i as u64)));
+    }
+    let mock = Mock::start();
+
+    let report = env.extract(&mock, &[], 1);
+
+    assert_eq!(report["transcripts"]["processed"], 2, "{report}");
+    assert_eq!(report["transcripts"]["failed"], 1);
+    assert_eq!(report["transcripts"]["deferred"], 1);
+    assert_eq!(mock.count(), 2);
+}

@@ -358,3 +358,21 @@ fn the_same_transcript_under_another_path_is_not_sent_again() {
         assert!(seen.iter().any(|(t, _)| t == fact), "{fact}");
     }
 }
+
+#[test]
+fn openai_without_a_key_or_a_local_url_is_a_config_error() {
+    let env = TestEnv::with_fixtures();
+    let before = env.snapshot_tree();
+    let output = env
+        .cmd()
+        .env("MEMLOOP_PROVIDER", "openai")
+        .arg("extract")
+        .assert()
+        .code(2);
+    let stderr = String::from_utf8_lossy(&output.get_output().stderr);
+    assert!(
+        stderr.contains("OPENAI_API_KEY") && stderr.contains("OPENAI_BASE_URL"),
+        "{stderr}"
+    );
+    env.snapshot_tree().assert_unchanged_since(&before);
+}

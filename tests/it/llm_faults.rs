@@ -202,3 +202,89 @@ fn assert_no_facts_written(env: &TestEnv) {
         assert!(bullets(&memory).is_empty(), "{memory}");
     }
 }
+
+#[test]
+fn an_unknown_model_stops_the_run_with_exit_2_and_still_reports() {
+    let env = TestEnv::with_fixtures();
+    env.config(ONE_SHOT);
+    let mock = Mock::start();
+    mock.set_default(Reply::status(
+        404,
+        r#"{"type":"error","error":{"type":"not_found_error","message":"model: claude-haiku-4.5"}}"#,
+    ));
+
+    let output = env
+        .cmd()
+        .envs(anthropic(&mock))
+        .env("MEMLOOP_MODEL", "claude-haiku-4.5")
+        .args(["extract", "--json"])
+        .assert()
+        .code(2);
+
+    assert_eq!(mock.settled_count(), 1, "one 404 is enough to know");
+    let stderr = String::from_utf8_lossy(&output.get_output().stderr);
+    assert!(
+        stderr.contains("MEMLOOP_MODEL") && stderr.contains("claude-haiku-4.5"),
+        "{stderr}"
+    );
+    let report: serde_json::Value =
+        serde_json::from_slice(&output.get_output().stdout).expect("the report is printed");
+    assert_eq!(report["transcripts"]["processed"], 0);
+}
+
+#[test]
+fn a_fatal_error_mid_run_still_prints_the_report_of_what_was_committed() {
+    let env = TestEnv::with_fixtures();
+    env.config(ONE_SHOT);
+    let mock = Mock::start();
+    mock.push(Reply::Echo);
+    mock.set_default(Reply::unauthorized());
+
+    let output = env
+        .cmd()
+        .envs(anthropic(&mock))
+        .args(["extract", "--json"])
+        .assert()
+        .code(2);
+
+    let report: serde_json::Value =
+        serde_json::from_slice(&output.get_output().stdout).expect("the report is printed");
+    assert_eq!(report["transcripts"]["processed"], 1);
+    assert!(
+        env.memory_path().exists(),
+        "the first transcript was committed"
+    );
+}
+
+#[test]
+fn a_server_that_is_not_there_stops_the_run_after_one_transcript() {
+    let env = TestEnv::with_fixtures();
+    env.config(ONE_SHOT);
+    // Nothing listens on a port that was just closed.
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .map(|a| a.port())
+        .expect("a free port");
+    let url = format!("http://127.0.0.1:{port}");
+
+    let output = env
+        .cmd()
+        .env("ANTHROPIC_API_KEY", "test-key")
+        .env("ANTHROPIC_BASE_URL", &url)
+        .args(["extract", "--json"])
+        .assert()
+        .code(1);
+
+    let report: serde_json::Value =
+        serde_json::from_slice(&output.get_output().stdout).expect("report");
+    assert_eq!(
+        report["transcripts"]["failed"], 1,
+        "the others were not tried: {report}"
+    );
+    assert_eq!(report["transcripts"]["processed"], 0);
+    let failures = report["failures"].to_string();
+    assert!(
+        failures.contains(&url) && failures.contains("next run"),
+        "{failures}"
+    );
+}
