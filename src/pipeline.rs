@@ -11,7 +11,7 @@
 //! only then is the transcript marked done. A crash between any two steps leaves a state
 //! that the next run repairs: the transcript is extracted again and merge makes it harmless.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Instant, SystemTime, UNIX_EPOCH};
@@ -450,6 +450,11 @@ impl<'a> Run<'a> {
         progress.begin(jobs.len());
         let mut queue = jobs.into_iter().enumerate();
         let mut waiting: HashMap<usize, (Job, String)> = HashMap::new();
+        // Extractions run concurrently but commit in queue order (oldest first), so a run's
+        // outcome never depends on which answer arrived first. `None`: settled, nothing to
+        // commit (failed, or left for the next run).
+        let mut ready: BTreeMap<usize, Option<(Job, String, Extraction)>> = BTreeMap::new();
+        let mut next = 0;
         let mut in_flight = JoinSet::new();
         let limit = self.cfg.config.llm.concurrency;
         let mut fatal = None;
@@ -457,6 +462,8 @@ impl<'a> Run<'a> {
         let shutdown = shutdown_signal();
         tokio::pin!(shutdown);
         loop {
+            // Commit first: the requests built next then know the newest facts.
+            self.commit_ready(&mut ready, &mut next, progress);
             while fatal.is_none()
                 && !unreachable
                 && !self.report.interrupted
@@ -473,6 +480,7 @@ impl<'a> Run<'a> {
                     Err(e) => {
                         self.fail(&job.path, e);
                         progress.advance(&job.path, false);
+                        ready.insert(n, None);
                     }
                 }
             }
@@ -499,14 +507,8 @@ impl<'a> Run<'a> {
             };
             match result {
                 Ok(extraction) => {
-                    let ok = match self.commit(&job, &date, extraction) {
-                        Ok(()) => true,
-                        Err(e) => {
-                            self.fail(&job.path, format!("{e:#}"));
-                            false
-                        }
-                    };
-                    progress.advance(&job.path, ok);
+                    ready.insert(n, Some((job, date, extraction)));
+                    continue;
                 }
                 Err(e) if e.is_fatal() || is_missing(&e) => {
                     in_flight.abort_all();
@@ -529,6 +531,14 @@ impl<'a> Run<'a> {
                     progress.advance(&job.path, false);
                 }
             }
+            ready.insert(n, None);
+        }
+        // Whatever finished is committed, in order, even past a transcript that was
+        // stopped: it was paid for.
+        for (_, entry) in std::mem::take(&mut ready) {
+            if let Some((job, date, extraction)) = entry {
+                self.commit_one(&job, &date, extraction, progress);
+            }
         }
         progress.finish();
         match fatal {
@@ -539,6 +549,38 @@ impl<'a> Run<'a> {
             Some(e) => Err(RunError::Provider(e)),
             None => Ok(()),
         }
+    }
+
+    /// Commits the finished extractions that are next in queue order.
+    fn commit_ready(
+        &mut self,
+        ready: &mut BTreeMap<usize, Option<(Job, String, Extraction)>>,
+        next: &mut usize,
+        progress: &dyn Progress,
+    ) {
+        while let Some(entry) = ready.remove(next) {
+            if let Some((job, date, extraction)) = entry {
+                self.commit_one(&job, &date, extraction, progress);
+            }
+            *next += 1;
+        }
+    }
+
+    fn commit_one(
+        &mut self,
+        job: &Job,
+        date: &str,
+        extraction: Extraction,
+        progress: &dyn Progress,
+    ) {
+        let ok = match self.commit(job, date, extraction) {
+            Ok(()) => true,
+            Err(e) => {
+                self.fail(&job.path, format!("{e:#}"));
+                false
+            }
+        };
+        progress.advance(&job.path, ok);
     }
 
     /// Merges one transcript's facts, writes the files they change, then marks it done.

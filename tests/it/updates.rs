@@ -2,11 +2,15 @@
 //! when it explicitly replaces the one in force; an update that only adds words takes the
 //! new wording; a fact the size cap had archived can be replaced too, and stays gone.
 
+use std::time::Duration;
+
 use serde_json::Value;
 
 use crate::support::fixture::{ALPHA_2, SEARCH_INFRA};
-use crate::support::mock::Mock;
-use crate::support::{TestEnv, bullets, report, section, transcript, transcript_sent_with};
+use crate::support::mock::{Mock, Reply};
+use crate::support::{
+    TestEnv, bullets, report, section, set_age, transcript, transcript_sent_with,
+};
 
 const BERLIN: &str = "Lives in Berlin.";
 const LISBON: &str = "Lives in Lisbon.";
@@ -224,4 +228,47 @@ fn a_fact_the_cap_archived_can_be_replaced_and_stays_gone_when_the_cap_is_raised
     let show = show(&env, true);
     assert_eq!(status_of(&show, mercurial), ["archived"], "{show}");
     assert_eq!(status_of(&show, git), ["active"], "{show}");
+}
+
+#[test]
+fn concurrent_extractions_commit_oldest_first_whatever_answers_first() {
+    let env = TestEnv::new();
+    env.create_vault("gamma");
+    env.config("[llm]\nconcurrency = 4\n");
+    let old = env.add_transcript(
+        "gamma",
+        "2025-07-01-0900-berlin.md",
+        &transcript(
+            "2025-07-01",
+            "09:00",
+            "Berlin",
+            "remember: Identity | global | Lives in Berlin.",
+        ),
+    );
+    set_age(&old, Duration::from_secs(5 * 3600));
+    let new = env.add_transcript(
+        "gamma",
+        "2025-07-09-0900-paris.md",
+        &transcript(
+            "2025-07-09",
+            "09:00",
+            "Paris",
+            "remember: Identity | global | Lives in Paris. | replaces: Lives in Berlin.",
+        ),
+    );
+    set_age(&new, Duration::from_secs(4 * 3600));
+    let mock = Mock::start();
+    // The older transcript's answer arrives last.
+    mock.when(
+        |r| r.user_text().contains("Lives in Berlin.") && !r.user_text().contains("Paris"),
+        Reply::SlowEcho(Duration::from_millis(600)),
+    );
+
+    let report = env.extract(&mock, &[], 0);
+
+    assert_eq!(report["facts"]["replaced"], 1, "{report}");
+    assert_eq!(
+        section(&env.memory(), "Identity"),
+        vec!["Lives in Paris.".to_owned()]
+    );
 }

@@ -46,6 +46,8 @@ pub enum Reply {
     },
     /// Read the request, then say nothing for this long and close.
     Hang(Duration),
+    /// [`Reply::Echo`], after this long: a slow but healthy answer.
+    SlowEcho(Duration),
     /// 200 whose body is prose, not JSON.
     Garbage,
     /// 200 with a well-formed envelope whose model answer is prose with no JSON in it.
@@ -358,6 +360,10 @@ fn answer(
         Reply::Hang(duration) => {
             sleep_unless_stopped(duration, shared);
             Ok(())
+        }
+        Reply::SlowEcho(duration) => {
+            sleep_unless_stopped(duration, shared);
+            respond(stream, 200, &[], JSON, &success(endpoint, request, serial))
         }
         Reply::Garbage => respond(
             stream,
