@@ -166,7 +166,14 @@ pub async fn run(
     // is already forgotten when a transcript says it again.
     run.sync_all()?;
     let outcome = run.extract_all(jobs, &provider, progress).await;
-    run.sync_all()?;
+    // The transcripts are committed; a file that cannot be written now is reported with
+    // them rather than losing the report.
+    if let Err(e) = run.sync_all() {
+        run.report.failures.push(Failure {
+            path: cfg.memory_file.display().to_string(),
+            error: format!("{e:#}"),
+        });
+    }
     run.finish(started, &started_at)?;
     Ok((run.report, outcome.err()))
 }
@@ -454,6 +461,8 @@ impl<'a> Run<'a> {
         progress: &dyn Progress,
     ) -> Result<(), RunError> {
         progress.begin(jobs.len());
+        let total = jobs.len();
+        let settled_before = self.report.transcripts.processed + self.report.transcripts.failed;
         let mut queue = jobs.into_iter().enumerate();
         let mut waiting: HashMap<usize, (Job, String)> = HashMap::new();
         // Extractions run concurrently but commit in queue order (oldest first), so a run's
@@ -470,10 +479,13 @@ impl<'a> Run<'a> {
         loop {
             // Commit first: the requests built next then know the newest facts.
             self.commit_ready(&mut ready, &mut next, progress);
+            // Finished answers waiting behind a slow older one count against the limit
+            // too (twice over): a stuck request must not pile up paid, uncommitted work.
             while fatal.is_none()
                 && !unreachable
                 && !self.report.interrupted
                 && in_flight.len() < limit
+                && in_flight.len() + ready.len() < 2 * limit
             {
                 let Some((n, job)) = queue.next() else { break };
                 match self.requests(&job) {
@@ -506,7 +518,10 @@ impl<'a> Run<'a> {
                 Ok(done) => done,
                 // Aborted after a fatal error or a signal: that transcript stays pending.
                 Err(e) if e.is_cancelled() => continue,
-                Err(e) => return Err(anyhow::anyhow!("an extraction task panicked: {e}").into()),
+                Err(e) => {
+                    self.flush(ready, progress);
+                    return Err(anyhow::anyhow!("an extraction task panicked: {e}").into());
+                }
             };
             let Some((job, date)) = waiting.remove(&n) else {
                 continue;
@@ -522,6 +537,9 @@ impl<'a> Run<'a> {
                 }
                 // Retries are spent and the server is not there: every other transcript
                 // would wait through the same schedule, so the run stops here.
+                // Other requests that were already under way when the server went missing
+                // simply wait for the next run.
+                Err(LlmError::Unreachable(_)) if unreachable => {}
                 Err(e @ LlmError::Unreachable(_)) => {
                     in_flight.abort_all();
                     self.fail(&job.path, e.to_string());
@@ -539,13 +557,10 @@ impl<'a> Run<'a> {
             }
             ready.insert(n, None);
         }
-        // Whatever finished is committed, in order, even past a transcript that was
-        // stopped: it was paid for.
-        for (_, entry) in std::mem::take(&mut ready) {
-            if let Some((job, date, extraction)) = entry {
-                self.commit_one(&job, &date, extraction, progress);
-            }
-        }
+        self.flush(ready, progress);
+        // What neither committed nor failed (stopped by a signal or a fatal error) waits.
+        let settled = self.report.transcripts.processed + self.report.transcripts.failed;
+        self.report.transcripts.deferred += total.saturating_sub(settled - settled_before);
         progress.finish();
         match fatal {
             Some(e) if is_missing(&e) => Err(RunError::Usage(format!(
@@ -554,6 +569,18 @@ impl<'a> Run<'a> {
             ))),
             Some(e) => Err(RunError::Provider(e)),
             None => Ok(()),
+        }
+    }
+
+    /// Commits whatever finished, in order, even past a transcript that was stopped: it was
+    /// paid for.
+    fn flush(
+        &mut self,
+        ready: BTreeMap<usize, Option<(Job, String, Extraction)>>,
+        progress: &dyn Progress,
+    ) {
+        for (job, date, extraction) in ready.into_values().flatten() {
+            self.commit_one(&job, &date, extraction, progress);
         }
     }
 

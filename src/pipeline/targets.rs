@@ -154,12 +154,12 @@ impl Run<'_> {
             self.ledger.set_written(&key, &out.text)?;
             return Ok(());
         }
-        if target == Target::Memory && bytes.is_some() {
-            if written.is_none() && pending.is_none() {
+        if bytes.is_some() {
+            let hand_edited = current.as_deref() != written.as_deref()
+                && current.as_deref() != pending.as_deref();
+            if target == Target::Memory && written.is_none() && pending.is_none() {
                 back_up(path, "before-memloop", false)?;
-            } else if current.as_deref() != written.as_deref()
-                && current.as_deref() != pending.as_deref()
-            {
+            } else if hand_edited && (target == Target::Memory || written.is_some()) {
                 // Bullets are read back; anything else the user typed survives here.
                 back_up(path, "bak", true)?;
             }
@@ -267,11 +267,17 @@ fn back_up(path: &Path, suffix: &str, replace: bool) -> Result<()> {
     Ok(())
 }
 
-/// Whether a document's first line ends in CRLF (the fence's lines will too).
+/// Whether the fence's lines will end in CRLF: as its begin marker does, or, with no fence
+/// yet, as the document's first line does (what `fence::splice` follows).
 fn crlf(doc: &[u8]) -> bool {
-    doc.iter()
-        .position(|&b| b == b'\n')
-        .is_some_and(|i| i > 0 && doc[i - 1] == b'\r')
+    let line = match fence::find(doc) {
+        Ok(Some(f)) => &doc[f.begin],
+        _ => doc
+            .split_inclusive(|&b| b == b'\n')
+            .next()
+            .unwrap_or_default(),
+    };
+    line.ends_with(b"\r\n")
 }
 
 /// The insights block within `cap` bytes as it will be written: in a CRLF file every line
@@ -319,6 +325,17 @@ pub(super) fn bullet_change(path: &Path, before: &str, after: &str) -> Change {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_fence_decides_its_line_endings() {
+        let begin = fence::BEGIN;
+        let end = fence::END;
+        assert!(crlf(b"# T\r\nbody\n"));
+        assert!(!crlf(b"# T\nbody\r\n"));
+        assert!(crlf(format!("# T\n{begin}\r\n- a\r\n{end}\r\n").as_bytes()));
+        assert!(!crlf(format!("# T\r\n{begin}\n- a\n{end}\n").as_bytes()));
+        assert!(!crlf(b""));
+    }
 
     #[test]
     fn dry_run_changes_list_added_and_removed_bullets() {

@@ -451,3 +451,43 @@ fn edits_inside_a_crlf_fence_are_kept_and_the_rest_of_the_file_untouched() {
             .contains(reworded)
     );
 }
+
+#[test]
+fn text_typed_inside_a_vault_fence_is_kept_in_a_backup() {
+    let env = TestEnv::with_fixtures();
+    let mock = Mock::start();
+    env.extract(&mock, &[], 0);
+    let path = env.claude_md("alpha");
+    let original = std::fs::read_to_string(&path).expect("alpha CLAUDE.md");
+    let note = "My own note: DO NOT LOSE THIS paragraph.";
+    let edited = original.replacen(
+        "## Memory Loop Insights\n",
+        &format!("## Memory Loop Insights\n\n{note}\n"),
+        1,
+    );
+    assert_ne!(edited, original, "fixture edit applied");
+    crate::support::write_file(&path, edited.as_bytes());
+    env.add_transcript(
+        "alpha",
+        "2025-07-02-0900-more.md",
+        &crate::support::transcript(
+            "2025-07-02",
+            "09:00",
+            "More",
+            "remember: Project Context | vault | Lanternfish shards by tenant.",
+        ),
+    );
+
+    env.extract(&mock, &[], 0);
+
+    let backup = path.with_file_name("CLAUDE.md.bak");
+    assert_eq!(
+        std::fs::read_to_string(&backup).expect("CLAUDE.md.bak"),
+        edited
+    );
+    assert!(
+        std::fs::read_to_string(&path)
+            .unwrap()
+            .contains("Lanternfish shards by tenant.")
+    );
+}

@@ -150,6 +150,11 @@ fn sigterm_stops_the_run_cleanly_keeping_what_it_committed() {
         "{processed} processed"
     );
     assert_eq!(bullets(&env.memory()).len(), processed);
+    assert_eq!(
+        report["transcripts"]["deferred"],
+        FACTS.len() - processed,
+        "what the signal stopped is counted as waiting for the next run"
+    );
     let sent = mock.settled_count();
     assert!(
         sent <= processed + 1,

@@ -288,3 +288,82 @@ fn a_server_that_is_not_there_stops_the_run_after_one_transcript() {
         "{failures}"
     );
 }
+
+#[test]
+fn an_unreachable_server_is_one_failure_whatever_was_in_flight() {
+    let env = TestEnv::with_fixtures();
+    env.config("[llm]\nconcurrency = 4\nmax_retries = 0\n");
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .map(|a| a.port())
+        .expect("a free port");
+
+    let output = env
+        .cmd()
+        .env("ANTHROPIC_API_KEY", "test-key")
+        .env("ANTHROPIC_BASE_URL", format!("http://127.0.0.1:{port}"))
+        .args(["extract", "--json"])
+        .assert()
+        .code(1);
+
+    let report: serde_json::Value =
+        serde_json::from_slice(&output.get_output().stdout).expect("report");
+    assert_eq!(report["transcripts"]["failed"], 1, "{report}");
+    assert_eq!(report["transcripts"]["deferred"], 2, "{report}");
+    let unreachable = report["failures"]
+        .as_array()
+        .expect("failures")
+        .iter()
+        .filter(|f| {
+            f["error"]
+                .as_str()
+                .is_some_and(|e| e.contains("could not be reached"))
+        })
+        .count();
+    assert_eq!(unreachable, 1, "{report}");
+}
+
+#[test]
+fn a_slow_old_transcript_does_not_pile_up_uncommitted_answers() {
+    let env = TestEnv::new();
+    env.create_vault("gamma");
+    env.config("[llm]\nconcurrency = 2\n");
+    for i in 0..8u64 {
+        let path = env.add_transcript(
+            "gamma",
+            &format!("t{i}.md"),
+            &crate::support::transcript(
+                "2025-07-01",
+                "09:00",
+                &format!("T{i}"),
+                &format!("remember: Patterns | global | Waters plant number {i} daily."),
+            ),
+        );
+        crate::support::set_age(&path, Duration::from_secs(3600 * (20 - i)));
+    }
+    let mock = Mock::start();
+    mock.when(
+        |r| r.user_text().contains("plant number 0 "),
+        Reply::SlowEcho(Duration::from_millis(1500)),
+    );
+
+    let child = env
+        .process()
+        .envs(anthropic(&mock))
+        .arg("extract")
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("spawn memloop");
+    std::thread::sleep(Duration::from_millis(900));
+    let while_waiting = mock.count();
+    let status = child.wait_with_output().expect("reap memloop").status;
+
+    assert!(
+        while_waiting <= 4,
+        "at most twice the concurrency is asked for while the oldest is slow: {while_waiting}"
+    );
+    assert_eq!(status.code(), Some(0));
+    assert_eq!(mock.count(), 8);
+    assert_eq!(bullets(&env.memory()).len(), 8);
+}
