@@ -36,7 +36,8 @@ pub struct TranscriptCounts {
     pub unchanged: usize,
     /// Modified within `settle_minutes`: the chat may still be going.
     pub waiting: usize,
-    /// Over the per-run budget: they go first next run.
+    /// Left for the next run, where they go first: over the per-run budget, or stopped by a
+    /// signal or an error that ended the run.
     pub deferred: usize,
     pub processed: usize,
     pub failed: usize,
