@@ -260,12 +260,7 @@ fn a_fatal_error_mid_run_still_prints_the_report_of_what_was_committed() {
 fn a_server_that_is_not_there_stops_the_run_after_one_transcript() {
     let env = TestEnv::with_fixtures();
     env.config(ONE_SHOT);
-    // Nothing listens on a port that was just closed.
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .and_then(|l| l.local_addr())
-        .map(|a| a.port())
-        .expect("a free port");
-    let url = format!("http://127.0.0.1:{port}");
+    let url = closed_port_url();
 
     let output = env
         .cmd()
@@ -293,15 +288,11 @@ fn a_server_that_is_not_there_stops_the_run_after_one_transcript() {
 fn an_unreachable_server_is_one_failure_whatever_was_in_flight() {
     let env = TestEnv::with_fixtures();
     env.config("[llm]\nconcurrency = 4\nmax_retries = 0\n");
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .and_then(|l| l.local_addr())
-        .map(|a| a.port())
-        .expect("a free port");
 
     let output = env
         .cmd()
         .env("ANTHROPIC_API_KEY", "test-key")
-        .env("ANTHROPIC_BASE_URL", format!("http://127.0.0.1:{port}"))
+        .env("ANTHROPIC_BASE_URL", closed_port_url())
         .args(["extract", "--json"])
         .assert()
         .code(1);
@@ -366,4 +357,13 @@ fn a_slow_old_transcript_does_not_pile_up_uncommitted_answers() {
     assert_eq!(status.code(), Some(0));
     assert_eq!(mock.count(), 8);
     assert_eq!(bullets(&env.memory()).len(), 8);
+}
+
+/// A loopback URL nothing listens on: the port of a listener that was just closed.
+fn closed_port_url() -> String {
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .map(|a| a.port())
+        .expect("a free port");
+    format!("http://127.0.0.1:{port}")
 }
