@@ -61,19 +61,6 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
     sync_dir(&dir)
 }
 
-/// Writes `bytes` to `path` (atomically) only when the file does not already hold exactly
-/// them; returns whether it wrote.
-pub fn write_if_changed(path: &Path, bytes: &[u8]) -> io::Result<bool> {
-    match fs::read(path) {
-        Ok(current) if current == bytes => return Ok(false),
-        Ok(_) => {}
-        Err(e) if e.kind() == io::ErrorKind::NotFound => {}
-        Err(e) => return Err(e),
-    }
-    write_atomic(path, bytes)?;
-    Ok(true)
-}
-
 /// An exclusive lock on the state directory's `memloop.lock`, held until dropped.
 #[derive(Debug)]
 pub struct RunLock {
@@ -319,28 +306,6 @@ mod tests {
         assert!(write_atomic(&target, b"new").is_err());
         assert_eq!(entries(tmp.path()), ["CLAUDE.md"]);
         assert_eq!(fs::read(target.join("keep")).unwrap(), b"kept");
-    }
-
-    #[cfg(unix)]
-    #[test]
-    fn unchanged_file_is_not_rewritten() {
-        use std::os::unix::fs::MetadataExt;
-        let tmp = tempfile::tempdir().unwrap();
-        let path = tmp.path().join("memory.md");
-        assert!(write_if_changed(&path, b"one").unwrap());
-        let inode = fs::metadata(&path).unwrap().ino();
-        assert!(!write_if_changed(&path, b"one").unwrap());
-        // A rewrite renames a new inode into place; the same inode proves nothing was written.
-        assert_eq!(fs::metadata(&path).unwrap().ino(), inode);
-        assert!(write_if_changed(&path, b"two").unwrap());
-        assert_ne!(fs::metadata(&path).unwrap().ino(), inode);
-        assert_eq!(fs::read(&path).unwrap(), b"two");
-    }
-
-    #[test]
-    fn write_if_changed_reports_read_errors_other_than_missing() {
-        let tmp = tempfile::tempdir().unwrap();
-        assert!(write_if_changed(tmp.path(), b"x").is_err());
     }
 
     #[test]

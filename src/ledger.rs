@@ -166,26 +166,33 @@ impl Ledger {
 
     /// The ledger's row for a transcript.
     pub fn transcript(&self, path: &str) -> Result<Option<TranscriptRow>> {
-        Ok(self
-            .conn
-            .query_row(
-                "SELECT path, vault, size, mtime_ns, sha256, prompt_hash, model, processed_at, fact_count
-                 FROM transcripts WHERE path = ?1",
-                [path],
-                |r| {
-                    Ok(TranscriptRow {
-                        path: r.get(0)?,
-                        vault: r.get(1)?,
-                        size: r.get(2)?,
-                        mtime_ns: r.get(3)?,
-                        sha256: r.get(4)?,
-                        prompt_hash: r.get(5)?,
-                        model: r.get(6)?,
-                        processed_at: r.get(7)?,
-                        fact_count: r.get(8)?,
-                    })
-                },
-            )
+        self.query_transcript("path = ?1", path)
+    }
+
+    /// The row of an already processed transcript with these exact bytes, wherever it was.
+    pub fn transcript_by_checksum(&self, sha256: &str) -> Result<Option<TranscriptRow>> {
+        self.query_transcript("sha256 = ?1 ORDER BY processed_at LIMIT 1", sha256)
+    }
+
+    fn query_transcript(&self, filter: &str, value: &str) -> Result<Option<TranscriptRow>> {
+        let mut stmt = self.conn.prepare_cached(&format!(
+            "SELECT path, vault, size, mtime_ns, sha256, prompt_hash, model, processed_at, fact_count
+             FROM transcripts WHERE {filter}"
+        ))?;
+        Ok(stmt
+            .query_row([value], |r| {
+                Ok(TranscriptRow {
+                    path: r.get(0)?,
+                    vault: r.get(1)?,
+                    size: r.get(2)?,
+                    mtime_ns: r.get(3)?,
+                    sha256: r.get(4)?,
+                    prompt_hash: r.get(5)?,
+                    model: r.get(6)?,
+                    processed_at: r.get(7)?,
+                    fact_count: r.get(8)?,
+                })
+            })
             .optional()?)
     }
 
@@ -222,10 +229,7 @@ impl Ledger {
 
     /// Whether no transcript has ever been recorded.
     pub fn is_empty(&self) -> Result<bool> {
-        let n: i64 = self
-            .conn
-            .query_row("SELECT COUNT(*) FROM transcripts", [], |r| r.get(0))?;
-        Ok(n == 0)
+        Ok(self.transcript_count()? == 0)
     }
 
     /// How many transcripts are recorded.
@@ -409,22 +413,6 @@ impl Ledger {
             params![target, text],
         )?;
         Ok(())
-    }
-
-    /// The row of an already processed transcript with these exact bytes, wherever it was.
-    pub fn transcript_by_checksum(&self, sha256: &str) -> Result<Option<TranscriptRow>> {
-        let path: Option<String> = self
-            .conn
-            .query_row(
-                "SELECT path FROM transcripts WHERE sha256 = ?1 ORDER BY processed_at LIMIT 1",
-                [sha256],
-                |r| r.get(0),
-            )
-            .optional()?;
-        match path {
-            Some(p) => self.transcript(&p),
-            None => Ok(None),
-        }
     }
 
     /// Replaces a fact's wording (the user reworded its bullet, or a model updated it).

@@ -254,10 +254,7 @@ struct Run<'a> {
 
 impl<'a> Run<'a> {
     fn new(cfg: &'a Resolved, opts: &'a Options, ledger: Ledger, prompt: Prompt) -> Result<Self> {
-        let mut index = FactIndex::new();
-        for f in ledger.facts(&crate::ledger::ALL_STATUSES)? {
-            index.insert(f.id, &f.text, f.scope, f.vault.as_deref());
-        }
+        let index = index_of(&ledger)?;
         let mut report = Report {
             dry_run: opts.dry_run,
             ..Report::default()
@@ -677,11 +674,7 @@ impl<'a> Run<'a> {
     }
 
     fn rebuild_index(&mut self) -> Result<()> {
-        self.index = FactIndex::new();
-        for f in self.ledger.facts(&crate::ledger::ALL_STATUSES)? {
-            self.index
-                .insert(f.id, &f.text, f.scope, f.vault.as_deref());
-        }
+        self.index = index_of(&self.ledger)?;
         Ok(())
     }
 
@@ -724,6 +717,15 @@ impl<'a> Run<'a> {
         self.ledger
             .transaction(|l| l.record_run(started_at, &finished_at, &json))
     }
+}
+
+/// Every fact the ledger knows, whatever its status, indexed for matching.
+fn index_of(ledger: &Ledger) -> Result<FactIndex> {
+    let mut index = FactIndex::new();
+    for f in ledger.facts(&crate::ledger::ALL_STATUSES)? {
+        index.insert(f.id, &f.text, f.scope, f.vault.as_deref());
+    }
+    Ok(index)
 }
 
 /// A 404: the model or the endpoint does not exist, for every transcript alike.
