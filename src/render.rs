@@ -101,7 +101,7 @@ pub fn memory(facts: &[Fact], categories: &[String], max_bytes: usize) -> Render
         .iter()
         .map(|n| format!("\n## {n}\n\n").len())
         .collect();
-    let (kept, archived) = cap(&items, &section_bytes, header.len(), max_bytes);
+    let (kept, archived) = cap(&items, &section_bytes, header.len(), 0, max_bytes);
 
     let mut text = String::with_capacity(max_bytes.min(header.len() + items.len() * 80));
     text.push_str(&header);
@@ -125,10 +125,11 @@ pub fn memory(facts: &[Fact], categories: &[String], max_bytes: usize) -> Render
 /// Renders the inner block of a vault's insights fence: the heading, a blank line, one
 /// bullet per fact by (`first_seen`, id). Empty when no fact is rendered.
 ///
-/// The cap counts the two marker lines `fence::splice` adds around the block (with `\n`
-/// endings).
+/// The cap counts the two marker lines `fence::splice` adds around the block, and every
+/// line ending as it will be written: `crlf` when the fence's lines end in `\r\n` (the
+/// returned text itself always uses `\n`; `fence::splice` converts it).
 #[must_use]
-pub fn insights(facts: &[Fact], max_bytes: usize) -> Rendered {
+pub fn insights(facts: &[Fact], max_bytes: usize, crlf: bool) -> Rendered {
     let mut items: Vec<Item> = facts
         .iter()
         .filter_map(|fact| {
@@ -142,9 +143,15 @@ pub fn insights(facts: &[Fact], max_bytes: usize) -> Rendered {
         .collect();
     items.sort_by(chronological);
 
-    let block_bytes =
-        fence::BEGIN.len() + 1 + format!("{INSIGHTS_HEADING}\n\n").len() + fence::END.len() + 1;
-    let (kept, archived) = cap(&items, &[block_bytes], 0, max_bytes);
+    let carriage = usize::from(crlf);
+    // Begin marker, heading, blank line, end marker: four line endings besides the bullets'.
+    let block_bytes = fence::BEGIN.len()
+        + 1
+        + format!("{INSIGHTS_HEADING}\n\n").len()
+        + fence::END.len()
+        + 1
+        + 4 * carriage;
+    let (kept, archived) = cap(&items, &[block_bytes], 0, carriage, max_bytes);
 
     let mut text = String::new();
     for item in items
@@ -284,6 +291,7 @@ fn cap(
     items: &[Item],
     section_bytes: &[usize],
     fixed: usize,
+    per_line: usize,
     max_bytes: usize,
 ) -> (Vec<bool>, Vec<i64>) {
     let mut kept = vec![true; items.len()];
@@ -294,7 +302,7 @@ fn cap(
             total += section_bytes[item.section];
         }
         per_section[item.section] += 1;
-        total += item.bytes();
+        total += item.bytes() + per_line;
     }
     if total <= max_bytes {
         return (kept, Vec::new());
@@ -310,7 +318,7 @@ fn cap(
         let item = &items[index];
         kept[index] = false;
         archived.push(item.fact.id);
-        total -= item.bytes();
+        total -= item.bytes() + per_line;
         per_section[item.section] -= 1;
         if per_section[item.section] == 0 {
             total -= section_bytes[item.section];

@@ -103,7 +103,7 @@ impl Run<'_> {
                 &self.prompt.categories,
                 self.cfg.config.memory.max_bytes,
             ),
-            Target::Vault(_) => insights_within_cap(
+            Target::Vault(_) => render::insights(
                 &candidates,
                 self.cfg.config.insights.max_bytes,
                 bytes.as_deref().is_some_and(crlf),
@@ -278,25 +278,6 @@ fn crlf(doc: &[u8]) -> bool {
             .unwrap_or_default(),
     };
     line.ends_with(b"\r\n")
-}
-
-/// The insights block within `cap` bytes as it will be written: in a CRLF file every line
-/// costs one byte more than `render::insights` counts.
-fn insights_within_cap(facts: &[Fact], cap: usize, crlf: bool) -> render::Rendered {
-    let mut budget = cap;
-    loop {
-        let out = render::insights(facts, budget);
-        if !crlf {
-            return out;
-        }
-        // The block's own lines plus the two marker lines.
-        let extra = out.text.matches('\n').count() + 2;
-        let size = out.text.len() + fence::BEGIN.len() + fence::END.len() + 2 + extra;
-        if size <= cap || budget == 0 || out.text.is_empty() {
-            return out;
-        }
-        budget = budget.saturating_sub(size - cap);
-    }
 }
 
 pub(super) fn bullet_change(path: &Path, before: &str, after: &str) -> Change {

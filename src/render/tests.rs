@@ -297,7 +297,7 @@ fn insights_snapshot() {
             1,
         ),
     ];
-    let rendered = insights(&facts, 8192);
+    let rendered = insights(&facts, 8192, false);
     insta::assert_snapshot!(rendered.text, @r"
     ## Memory Loop Insights
 
@@ -317,7 +317,7 @@ fn insights_snapshot() {
 #[test]
 fn insights_without_facts_is_empty() {
     assert_eq!(
-        insights(&[], 8192),
+        insights(&[], 8192, false),
         Rendered {
             text: String::new(),
             archived: Vec::new()
@@ -331,15 +331,34 @@ fn insights_cap_counts_the_marker_lines() {
         fact(1, "P", "one", "2025-01-01", "2025-01-01", 2),
         fact(2, "P", "two", "2025-01-02", "2025-01-02", 1),
     ];
-    let full = insights(&facts, usize::MAX).text;
+    let full = insights(&facts, usize::MAX, false).text;
     let spliced = fence::splice(b"", Some(&full)).unwrap().unwrap();
-    assert_eq!(insights(&facts, spliced.len()).text, full);
-    let fewer = insights(&facts, spliced.len() - 1);
+    assert_eq!(insights(&facts, spliced.len(), false).text, full);
+    let fewer = insights(&facts, spliced.len() - 1, false);
     assert_eq!(fewer.text, format!("{INSIGHTS_HEADING}\n\n- one\n"));
     assert_eq!(fewer.archived, [2]);
-    let none = insights(&facts, spliced.len() - "- one\n- two\n".len());
+    let none = insights(&facts, spliced.len() - "- one\n- two\n".len(), false);
     assert_eq!(none.text, "");
     assert_eq!(none.archived, [2, 1]);
+}
+
+#[test]
+fn insights_cap_counts_crlf_line_endings_exactly() {
+    let facts = [
+        fact(1, "P", "one", "2025-01-01", "2025-01-01", 2),
+        fact(2, "P", "two", "2025-01-02", "2025-01-02", 1),
+    ];
+    let full = insights(&facts, usize::MAX, true).text;
+    let spliced = fence::splice(b"# T\r\n", Some(&full)).unwrap().unwrap();
+    // What the fence adds to the document: everything after "# T\r\n\r\n".
+    let block = spliced.len() - "# T\r\n\r\n".len();
+    assert_eq!(insights(&facts, block, true).text, full);
+    assert_eq!(insights(&facts, block - 1, true).archived, [2]);
+    assert_eq!(
+        insights(&facts, block, false).text,
+        full,
+        "LF counting is looser"
+    );
 }
 
 #[test]
@@ -502,7 +521,7 @@ proptest! {
                 fact(id, category, text, &format!("2025-01-{first:02}"), &format!("2025-02-{last:02}"), *seen)
             })
             .collect();
-        let rendered = insights(&facts, max_bytes);
+        let rendered = insights(&facts, max_bytes, false);
         if rendered.text.is_empty() {
             prop_assert_eq!(fence::splice(b"", None), Ok(None));
         } else {
