@@ -59,8 +59,69 @@ pub enum Command {
     Prompt(PromptCommand),
     /// The last run and its failures, what waits per vault, sizes against caps, pending review
     Status(StatusArgs),
-    /// Check the config, provider, vaults, ledger, memory file and prompt (offline)
-    Doctor,
+    /// Run extractions on the `[schedule] cron` schedule, in the foreground, for a service manager
+    ///
+    /// Runs at once when the last successful run is older than `catch_up_hours` (or there was
+    /// none), then at each time the cron expression names (local time). Holds the run lock
+    /// only while a run is in progress; a second daemon refuses to start. SIGTERM or SIGINT
+    /// commits what was answered and exits 0; SIGHUP or a changed config file or prompt is
+    /// picked up without a restart (an invalid new config is logged and the old one kept).
+    Daemon,
+    /// Install, remove or inspect the nightly service (systemd user timer or launchd agent)
+    #[command(subcommand)]
+    Service(ServiceCommand),
+    /// Check everything a nightly run depends on and say how to fix what will fail
+    ///
+    /// One line per check with its fix; exit 1 when something will fail.
+    Doctor(DoctorArgs),
+    /// Print a shell completion script (bash, zsh, fish, elvish, powershell)
+    Completions(CompletionsArgs),
+    /// Print the man page (roff) on stdout: `memloop man > ~/.local/share/man/man1/memloop.1`
+    Man,
+}
+
+/// `memloop service ...`: the nightly job, as a systemd user unit or a launchd agent.
+#[derive(Debug, Subcommand)]
+pub enum ServiceCommand {
+    /// Write the unit (or agent) for this user and this binary, and enable it
+    Install(ServiceArgs),
+    /// Disable and remove what `install` wrote
+    Uninstall(ServiceArgs),
+    /// What is installed, whether it is enabled, when it next fires, and whether it runs this binary
+    Status(ServiceArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct ServiceArgs {
+    /// Use systemd user units [default on Linux]
+    #[arg(long, conflicts_with = "launchd")]
+    pub systemd: bool,
+    /// Use a launchd agent [default on macOS]
+    #[arg(long)]
+    pub launchd: bool,
+    /// Run `memloop daemon` as a long-lived service instead of a timer firing `memloop extract`
+    #[arg(long)]
+    pub daemon: bool,
+    /// Only print what would be written and run; change nothing
+    #[arg(long)]
+    pub print: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct DoctorArgs {
+    /// Print the checks as JSON
+    #[arg(long)]
+    pub json: bool,
+    /// Do not send the one cheap request that checks the provider answers
+    #[arg(long)]
+    pub offline: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct CompletionsArgs {
+    /// The shell to print completions for
+    #[arg(value_enum)]
+    pub shell: clap_complete::Shell,
 }
 
 #[derive(Debug, Args)]

@@ -59,7 +59,7 @@ impl Checks {
     }
 }
 
-pub fn run(cfg: &Resolved, env: &Env) -> Result<u8> {
+pub fn run(cfg: &Resolved, env: &Env, _args: &crate::cli::DoctorArgs) -> Result<u8> {
     let mut c = Checks::default();
     if cfg.paths.config_file.exists() {
         c.push(

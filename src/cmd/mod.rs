@@ -1,11 +1,14 @@
 //! The application edge: set up logging, load the config, dispatch to a subcommand, and
 //! turn the outcome into the contract's exit status.
 
+mod completions;
+mod daemon;
 mod doctor;
 pub mod editor;
 mod extract;
 pub mod memory;
 mod prompt;
+mod service;
 mod status;
 
 use std::io::Write;
@@ -45,7 +48,11 @@ fn dispatch(cli: Cli, env: &Env) -> Result<u8> {
             prompt::run(&Paths::resolve(env, global.config.as_deref())?, env, &cmd)
         }
         Command::Status(args) => status::run(&resolve(&global, env)?, &args),
-        Command::Doctor => doctor::run(&resolve(&global, env)?, env),
+        Command::Daemon => daemon::run(&global, env),
+        Command::Service(cmd) => service::run(&global, env, &cmd),
+        Command::Doctor(args) => doctor::run(&resolve(&global, env)?, env, &args),
+        Command::Completions(args) => completions::run(args.shell),
+        Command::Man => completions::man(),
     }
 }
 
