@@ -1,0 +1,1 @@
+//! `memloop daemon`: placeholder, filled in by its own commit.

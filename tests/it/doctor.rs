@@ -1,0 +1,1 @@
+//! `memloop doctor`: placeholder, filled in by its own commit.

@@ -1,0 +1,1 @@
+//! `memloop sample`: placeholder, filled in by its own commit.

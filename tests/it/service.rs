@@ -1,0 +1,1 @@
+//! `memloop service`: placeholder, filled in by its own commit.
