@@ -76,6 +76,18 @@ pub fn locked(path: &std::path::Path) -> anyhow::Error {
     .into()
 }
 
+/// Another daemon holds the daemon lock at `path` (exit 75).
+pub fn daemon_running(path: &std::path::Path) -> anyhow::Error {
+    Classified {
+        kind: Kind::Locked,
+        message: format!(
+            "another memloop daemon is running (it holds {}); this one does not start",
+            path.display()
+        ),
+    }
+    .into()
+}
+
 /// A run that a signal stopped after committing what was answered.
 pub fn stopped(kind: Kind) -> anyhow::Error {
     let signal = if kind == Kind::Terminated {

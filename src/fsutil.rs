@@ -24,6 +24,9 @@ const NEW_DIR_MODE: u32 = 0o700;
 const MAX_SYMLINK_HOPS: usize = 40;
 /// The lock file inside the state directory.
 const LOCK_FILE: &str = "memloop.lock";
+/// The daemon's own lock beside the run lock: held for the daemon's whole life, so a second
+/// daemon refuses to start while a manual run between scheduled runs still works.
+const DAEMON_LOCK_FILE: &str = "daemon.lock";
 
 /// Distinguishes temp files of concurrent writes from the same process.
 static TEMP_COUNTER: AtomicU64 = AtomicU64::new(0);
@@ -191,8 +194,18 @@ impl RunLock {
 /// advisory (`flock`-style) and released when the returned guard is dropped or the process
 /// dies, so a crashed run never leaves a stale lock behind.
 pub fn try_lock(state_dir: &Path) -> io::Result<Option<RunLock>> {
+    lock_file(state_dir, LOCK_FILE)
+}
+
+/// Takes the daemon's lock without waiting; `Ok(None)` when another daemon holds it. Like
+/// [`try_lock`], released when the guard is dropped or the process dies.
+pub fn try_lock_daemon(state_dir: &Path) -> io::Result<Option<RunLock>> {
+    lock_file(state_dir, DAEMON_LOCK_FILE)
+}
+
+fn lock_file(state_dir: &Path, name: &str) -> io::Result<Option<RunLock>> {
     create_private_dir(state_dir)?;
-    let path = state_dir.join(LOCK_FILE);
+    let path = state_dir.join(name);
     let mut options = OpenOptions::new();
     options.read(true).write(true).create(true).truncate(false);
     #[cfg(unix)]

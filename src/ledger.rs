@@ -739,6 +739,23 @@ impl Ledger {
             .optional()?)
     }
 
+    /// When the newest successful run finished: one that was neither interrupted nor
+    /// stopped early (transcripts that failed in it do not count against it; they are
+    /// retried by the next run anyway).
+    pub fn last_successful_run(&self) -> Result<Option<String>> {
+        Ok(self
+            .conn
+            .query_row(
+                "SELECT finished_at FROM runs
+                 WHERE coalesce(json_extract(report, '$.interrupted'), 0) = 0
+                   AND json_extract(report, '$.stopped') IS NULL
+                 ORDER BY id DESC LIMIT 1",
+                [],
+                |r| r.get(0),
+            )
+            .optional()?)
+    }
+
     /// Imports Memory Loop's `extraction-state.json` checksums into an empty ledger, once.
     /// Returns how many transcripts were imported.
     pub fn import_legacy(&self, state_file: &Path) -> Result<usize> {
@@ -1037,5 +1054,19 @@ mod tests {
         );
         l.set_written("m", "two").unwrap();
         assert_eq!(l.rendered("m").unwrap(), (Some("two".into()), None));
+    }
+
+    #[test]
+    fn the_last_successful_run_skips_interrupted_and_stopped_runs() {
+        let l = ledger();
+        assert_eq!(l.last_successful_run().unwrap(), None);
+        l.record_run("s1", "f1", r#"{"interrupted":false,"failures":[{"path":"a"}]}"#)
+            .unwrap();
+        l.record_run("s2", "f2", r#"{"interrupted":true}"#).unwrap();
+        l.record_run("s3", "f3", r#"{"interrupted":false,"stopped":"key rejected"}"#)
+            .unwrap();
+        assert_eq!(l.last_successful_run().unwrap().as_deref(), Some("f1"));
+        l.record_run("s4", "f4", "{}").unwrap();
+        assert_eq!(l.last_successful_run().unwrap().as_deref(), Some("f4"));
     }
 }

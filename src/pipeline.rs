@@ -106,6 +106,7 @@ pub async fn run(
     // is already forgotten when a transcript says it again.
     run.sync_all()?;
     let stopped = run.extract_all(jobs, &provider, cancel).await;
+    run.report.stopped = stopped.as_ref().map(|e| format!("{e:#}"));
     // The transcripts are committed; a file that cannot be written now is reported with
     // them rather than losing the report.
     run.engine.sync_or_report(&mut run.report, &run.now);

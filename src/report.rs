@@ -28,6 +28,10 @@ pub struct Report {
     /// The run was stopped by a signal; what it committed stays, the rest waits.
     #[serde(default)]
     pub interrupted: bool,
+    /// Why the run stopped before it was done (a signal, a rejected key, a provider that
+    /// could not be reached), when it did: such a run is not a successful one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stopped: Option<String>,
     /// How long the run took, in milliseconds.
     pub elapsed_ms: u64,
     /// Hand edits read back from the files memloop writes.
