@@ -28,8 +28,8 @@ pub const EXIT_FAILED: u8 = 1;
 
 /// Runs the parsed command line and returns the process's exit status.
 pub fn main(cli: Cli) -> ExitCode {
-    init_logging(&cli.global);
     let env = Env::from_process();
+    init_logging(&cli.global, matches!(cli.command, Command::Daemon), &env);
     match dispatch(cli, &env) {
         Ok(code) => ExitCode::from(code),
         Err(e) => {
@@ -57,14 +57,18 @@ fn dispatch(cli: Cli, env: &Env) -> Result<u8> {
 }
 
 /// Loads the config file and merges flags and environment over it.
-fn resolve(global: &Global, env: &Env) -> Result<Resolved> {
+pub(super) fn resolve(global: &Global, env: &Env) -> Result<Resolved> {
     let paths = Paths::resolve(env, global.config.as_deref())?;
     let config = Config::load(&paths)?;
     Ok(Resolved::new(config, paths, env)?)
 }
 
-fn init_logging(global: &Global) {
-    let level = match (global.quiet, global.verbose) {
+/// Logs go to stderr, one line per event, never in colour. The daemon logs what it does
+/// (`info`) by default, with timestamps unless journald, which stamps lines itself, reads
+/// them (`$JOURNAL_STREAM`); a command logs warnings only.
+fn init_logging(global: &Global, daemon: bool, env: &Env) {
+    let level = match (global.quiet, global.verbose + u8::from(daemon)) {
+        (true, _) if daemon => "warn",
         (true, _) => "error",
         (false, 0) => "warn",
         (false, 1) => "info",
@@ -72,13 +76,16 @@ fn init_logging(global: &Global) {
     };
     let filter = tracing_subscriber::EnvFilter::try_from_env("MEMLOOP_LOG")
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(format!("memloop={level}")));
-    let _ = tracing_subscriber::fmt()
+    let builder = tracing_subscriber::fmt()
         .with_env_filter(filter)
         .with_writer(std::io::stderr)
         .with_target(false)
-        .without_time()
-        .with_ansi(false)
-        .try_init();
+        .with_ansi(false);
+    let _ = if daemon && env.var("JOURNAL_STREAM").is_none() {
+        builder.try_init()
+    } else {
+        builder.without_time().try_init()
+    };
 }
 
 /// One line for the user on stderr. A closed stderr (`memloop extract 2>&1 | head -1`)
