@@ -11,6 +11,7 @@ use serde::Deserialize;
 
 use crate::llm::{ProviderKind, Settings};
 use crate::paths::{self, Env, Paths};
+use crate::schedule::Schedule;
 
 /// The whole config file. Every field has the contract's default.
 #[derive(Debug, Clone, Deserialize, PartialEq)]
@@ -111,17 +112,28 @@ impl Default for InsightsConfig {
 #[derive(Debug, Clone, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields, default)]
 pub struct ScheduleConfig {
-    pub cron: String,
+    /// Checked as the file is read, so a bad expression names its line like any other
+    /// error in the file.
+    #[serde(deserialize_with = "cron")]
+    pub cron: Schedule,
     pub catch_up_hours: u64,
 }
+
+/// The default schedule: every day at 03:00 local time.
+pub const DEFAULT_CRON: &str = "0 3 * * *";
 
 impl Default for ScheduleConfig {
     fn default() -> Self {
         Self {
-            cron: "0 3 * * *".into(),
+            cron: Schedule::parse(DEFAULT_CRON).expect("the default schedule parses"),
             catch_up_hours: 24,
         }
     }
+}
+
+fn cron<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Schedule, D::Error> {
+    let text = String::deserialize(d)?;
+    Schedule::parse(&text).map_err(serde::de::Error::custom)
 }
 
 /// A config file that cannot be used; the run exits 2 with this message.
@@ -409,7 +421,19 @@ mod tests {
         assert_eq!(c.llm.max_facts_per_answer, 50);
         assert_eq!(c.memory.max_bytes, 51_200);
         assert_eq!(c.insights.max_bytes, 8192);
-        assert_eq!(c.schedule.cron, "0 3 * * *");
+        assert_eq!(c.schedule.cron.expr(), "0 3 * * *");
+    }
+
+    #[test]
+    fn a_cron_that_is_not_5_fields_names_the_line_and_key() {
+        let err = parse("settle_minutes = 5\n[schedule]\ncron = \"every night\"\n")
+            .unwrap_err()
+            .to_string();
+        assert!(err.starts_with("/c/config.toml:3:"), "{err}");
+        assert!(err.contains("cron"), "{err}");
+        assert!(err.contains("\"0 3 * * *\""), "{err}");
+        let c = parse("[schedule]\ncron = \"30 4 * * 1-5\"\n").unwrap();
+        assert_eq!(c.schedule.cron.expr(), "30 4 * * 1-5");
     }
 
     #[test]

@@ -1060,11 +1060,19 @@ mod tests {
     fn the_last_successful_run_skips_interrupted_and_stopped_runs() {
         let l = ledger();
         assert_eq!(l.last_successful_run().unwrap(), None);
-        l.record_run("s1", "f1", r#"{"interrupted":false,"failures":[{"path":"a"}]}"#)
-            .unwrap();
+        l.record_run(
+            "s1",
+            "f1",
+            r#"{"interrupted":false,"failures":[{"path":"a"}]}"#,
+        )
+        .unwrap();
         l.record_run("s2", "f2", r#"{"interrupted":true}"#).unwrap();
-        l.record_run("s3", "f3", r#"{"interrupted":false,"stopped":"key rejected"}"#)
-            .unwrap();
+        l.record_run(
+            "s3",
+            "f3",
+            r#"{"interrupted":false,"stopped":"key rejected"}"#,
+        )
+        .unwrap();
         assert_eq!(l.last_successful_run().unwrap().as_deref(), Some("f1"));
         l.record_run("s4", "f4", "{}").unwrap();
         assert_eq!(l.last_successful_run().unwrap().as_deref(), Some("f4"));

@@ -375,3 +375,21 @@ fn openai_without_a_key_or_a_local_url_is_a_config_error() {
     );
     env.snapshot_tree().assert_unchanged_since(&before);
 }
+
+#[test]
+fn a_schedule_that_is_not_cron_is_a_config_error_naming_file_line_and_key() {
+    let env = TestEnv::with_fixtures();
+    let path = env.config("settle_minutes = 10\n\n[schedule]\ncron = \"every night\"\n");
+    let before = env.snapshot_tree();
+    for command in [&["extract"][..], &["status"], &["daemon"]] {
+        let output = env.cmd().args(command).assert().code(2);
+        let stderr = String::from_utf8_lossy(&output.get_output().stderr);
+        assert!(
+            stderr.contains(&format!("{}:4:", path.display())),
+            "{command:?}: {stderr}"
+        );
+        assert!(stderr.contains("cron"), "{command:?}: {stderr}");
+        assert!(stderr.contains("\"0 3 * * *\""), "{command:?}: {stderr}");
+    }
+    env.snapshot_tree().assert_unchanged_since(&before);
+}
