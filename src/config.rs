@@ -371,7 +371,7 @@ fn auto_provider(env: &Env) -> (ProviderKind, ProviderReason) {
 }
 
 /// OpenAI's own endpoint, used when `OPENAI_BASE_URL` is not set.
-const OPENAI_DEFAULT_URL: &str = "https://api.openai.com/v1";
+pub(crate) const OPENAI_DEFAULT_URL: &str = "https://api.openai.com/v1";
 
 /// The model a provider uses when the user names none.
 pub fn default_model(kind: ProviderKind) -> &'static str {

@@ -35,6 +35,7 @@ pub mod render;
 pub mod report;
 pub mod scan;
 pub mod schedule;
+pub mod service;
 pub mod store;
 pub mod transcript;
 pub mod vault;
