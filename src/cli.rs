@@ -138,6 +138,11 @@ pub struct ExtractArgs {
     /// Print the run report as JSON on stdout
     #[arg(long)]
     pub json: bool,
+    /// Run on the small sample vault memloop carries, in a temporary directory, and print
+    /// what it would remember; nothing of yours is read or written. On a terminal,
+    /// `extract` does this by itself when no vault is configured.
+    #[arg(long, conflicts_with_all = ["force", "dry_run", "vaults", "json"])]
+    pub sample: bool,
 }
 
 /// `memloop memory ...`: see, correct and prune what memloop keeps.

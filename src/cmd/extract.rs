@@ -1,4 +1,7 @@
-//! `memloop extract`: run the pipeline once and report.
+//! `memloop extract`: run the pipeline once and report. With no vault, a terminal gets a
+//! run on the sample vault the binary carries (`sample`); a schedule gets exit 2.
+
+mod sample;
 
 use std::io::IsTerminal;
 use std::path::Path;
@@ -9,9 +12,25 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use super::{EXIT_FAILED, EXIT_OK, print, say};
 use crate::cli::{ExtractArgs, Global};
 use crate::config::Resolved;
+use crate::error;
+use crate::paths::Env;
 use crate::pipeline::{self, Options, Progress};
 
-pub fn run(cfg: &Resolved, global: &Global, args: &ExtractArgs) -> Result<u8> {
+pub fn run(cfg: &Resolved, env: &Env, global: &Global, args: &ExtractArgs) -> Result<u8> {
+    if args.sample {
+        return sample::run(env, global);
+    }
+    if args.vaults.is_empty() && no_vaults(cfg) {
+        let message = no_vaults_message(cfg);
+        // On a terminal a newcomer sees memloop work on the sample and how to go on; a
+        // schedule (no terminal) fails visibly instead of doing nothing every night.
+        if std::io::stderr().is_terminal() && !args.json {
+            say(&message);
+            say("here is what memloop does, on the sample vault it ships:");
+            return sample::run(env, global);
+        }
+        return Err(error::usage(message));
+    }
     cfg.require_credentials()?;
     let opts = Options {
         force: args.force,
@@ -43,6 +62,28 @@ pub fn run(cfg: &Resolved, global: &Global, args: &ExtractArgs) -> Result<u8> {
     })
 }
 
+/// Whether this run has no vault at all: none configured, or a vaults directory with no
+/// vault in it. A vault that fails to open is not "none": the run reports it.
+fn no_vaults(cfg: &Resolved) -> bool {
+    if cfg.vaults_dir.is_none() && cfg.vaults.is_empty() {
+        return true;
+    }
+    crate::vault::discover(cfg.vaults_dir.as_deref(), &cfg.vaults).is_empty()
+}
+
+fn no_vaults_message(cfg: &Resolved) -> String {
+    let config = cfg.paths.config_file.display();
+    match &cfg.vaults_dir {
+        Some(dir) if cfg.vaults.is_empty() => format!(
+            "no vault found in {}: a vault is a directory there with a CLAUDE.md; fix VAULTS_DIR or vaults_dir in {config}, or name vaults with `vaults = [...]` or `--vault DIR`",
+            dir.display()
+        ),
+        _ => format!(
+            "no vaults configured: set VAULTS_DIR, or vaults_dir = \"~/vaults\" (the directory holding your vaults) in {config}, or pass --vault DIR"
+        ),
+    }
+}
+
 /// A progress bar on a terminal, plain lines on stderr otherwise, nothing with `--quiet`.
 struct Reporter {
     bar: Option<ProgressBar>,
@@ -67,9 +108,7 @@ impl Reporter {
 
 impl Progress for Reporter {
     fn warn(&self, message: &str) {
-        if self.quiet {
-            return;
-        }
+        // Even with `-q`: a warning is what an unattended run must not swallow.
         match &self.bar {
             Some(bar) => bar.suspend(|| say(&format!("warning: {message}"))),
             None => say(&format!("warning: {message}")),

@@ -42,7 +42,7 @@ pub fn main(cli: Cli) -> ExitCode {
 fn dispatch(cli: Cli, env: &Env) -> Result<u8> {
     let Cli { global, command } = cli;
     match command {
-        Command::Extract(args) => extract::run(&resolve(&global, env)?, &global, &args),
+        Command::Extract(args) => extract::run(&resolve(&global, env)?, env, &global, &args),
         Command::Memory(cmd) => memory::run(&resolve(&global, env)?, env, &cmd),
         Command::Prompt(cmd) => {
             prompt::run(&Paths::resolve(env, global.config.as_deref())?, env, &cmd)

@@ -92,14 +92,14 @@ fn a_vault_that_does_not_exist_is_a_usage_error_before_anything_is_read() {
 }
 
 #[test]
-fn with_no_vaults_configured_extract_says_what_to_set_and_succeeds() {
+fn with_no_vaults_configured_an_unattended_extract_says_what_to_set_and_fails() {
     let env = TestEnv::new();
     let output = env
         .cmd()
         .env_remove("VAULTS_DIR")
         .arg("extract")
         .assert()
-        .code(0);
+        .code(2);
 
     let stderr = String::from_utf8_lossy(&output.get_output().stderr);
     assert!(

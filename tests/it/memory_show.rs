@@ -118,10 +118,13 @@ fn quiet_prints_nothing_on_success_and_the_report_on_failure() {
     let env = TestEnv::with_fixtures();
     let output = env.cmd().args(["extract", "-q"]).assert().code(0);
     let out = output.get_output();
+    let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(
-        String::from_utf8_lossy(&out.stderr),
-        "",
-        "no warning, no progress lines"
+        stderr.lines().collect::<Vec<_>>(),
+        [
+            "memloop: warning: no LLM configured (set ANTHROPIC_API_KEY, or OPENAI_API_KEY / OPENAI_BASE_URL): using the offline builtin extractor"
+        ],
+        "the warning, and no progress lines"
     );
     assert_eq!(
         String::from_utf8_lossy(&out.stdout),
