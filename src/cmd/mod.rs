@@ -8,7 +8,7 @@ pub mod editor;
 mod extract;
 pub mod memory;
 mod prompt;
-mod service;
+pub(crate) mod service;
 mod status;
 
 use std::io::Write;
@@ -50,7 +50,7 @@ fn dispatch(cli: Cli, env: &Env) -> Result<u8> {
         Command::Status(args) => status::run(&resolve(&global, env)?, &args),
         Command::Daemon => daemon::run(&global, env),
         Command::Service(cmd) => service::run(&global, env, &cmd),
-        Command::Doctor(args) => doctor::run(&resolve(&global, env)?, env, &args),
+        Command::Doctor(args) => doctor::run(&global, env, &args),
         Command::Completions(args) => completions::run(args.shell),
         Command::Man => completions::man(),
     }
