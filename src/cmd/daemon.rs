@@ -38,6 +38,7 @@ pub fn run(global: &Global, env: &Env) -> Result<u8> {
     // service manager shows it. Later, a broken config is logged and the old one kept.
     let cfg = super::resolve(global, env)?;
     cfg.require_credentials()?;
+    super::require_vaults(&cfg)?;
     let _daemon = fsutil::try_lock_daemon(&cfg.paths.state_dir)
         .with_context(|| {
             format!(
@@ -208,6 +209,12 @@ impl Daemon<'_> {
             Why::CatchUp => tracing::info!("run started (catch-up)"),
             Why::Scheduled => tracing::info!("run started (scheduled)"),
             Why::Retry { attempt } => tracing::info!("run started (retry {attempt})"),
+        }
+        // The vaults may have gone (an unmounted disk, a changed config): say so each
+        // run instead of running on nothing.
+        if let Err(e) = super::require_vaults(&self.cfg) {
+            tracing::error!("run not started: {e:#}");
+            return Ran::Ended(Outcome::NeedsUser);
         }
         let stop = self.events.stop.clone();
         let cancel = async move { wait_stop(stop).await };

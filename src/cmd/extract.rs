@@ -12,7 +12,6 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use super::{EXIT_FAILED, EXIT_OK, print, say};
 use crate::cli::{ExtractArgs, Global};
 use crate::config::Resolved;
-use crate::error;
 use crate::paths::Env;
 use crate::pipeline::{self, Options, Progress};
 
@@ -20,16 +19,17 @@ pub fn run(cfg: &Resolved, env: &Env, global: &Global, args: &ExtractArgs) -> Re
     if args.sample {
         return sample::run(env, global);
     }
-    if args.vaults.is_empty() && no_vaults(cfg) {
-        let message = no_vaults_message(cfg);
+    if args.vaults.is_empty()
+        && let Err(e) = super::require_vaults(cfg)
+    {
         // On a terminal a newcomer sees memloop work on the sample and how to go on; a
         // schedule (no terminal) fails visibly instead of doing nothing every night.
         if std::io::stderr().is_terminal() && !args.json {
-            say(&message);
+            say(&e.to_string());
             say("here is what memloop does, on the sample vault it ships:");
             return sample::run(env, global);
         }
-        return Err(error::usage(message));
+        return Err(e);
     }
     cfg.require_credentials()?;
     let opts = Options {
@@ -60,28 +60,6 @@ pub fn run(cfg: &Resolved, env: &Env, global: &Global, args: &ExtractArgs) -> Re
     } else {
         EXIT_FAILED
     })
-}
-
-/// Whether this run has no vault at all: none configured, or a vaults directory with no
-/// vault in it. A vault that fails to open is not "none": the run reports it.
-fn no_vaults(cfg: &Resolved) -> bool {
-    if cfg.vaults_dir.is_none() && cfg.vaults.is_empty() {
-        return true;
-    }
-    crate::vault::discover(cfg.vaults_dir.as_deref(), &cfg.vaults).is_empty()
-}
-
-fn no_vaults_message(cfg: &Resolved) -> String {
-    let config = cfg.paths.config_file.display();
-    match &cfg.vaults_dir {
-        Some(dir) if cfg.vaults.is_empty() => format!(
-            "no vault found in {}: a vault is a directory there with a CLAUDE.md; fix VAULTS_DIR or vaults_dir in {config}, or name vaults with `vaults = [...]` or `--vault DIR`",
-            dir.display()
-        ),
-        _ => format!(
-            "no vaults configured: set VAULTS_DIR, or vaults_dir = \"~/vaults\" (the directory holding your vaults) in {config}, or pass --vault DIR"
-        ),
-    }
 }
 
 /// A progress bar on a terminal, plain lines on stderr otherwise, nothing with `--quiet`.

@@ -63,6 +63,37 @@ pub(super) fn resolve(global: &Global, env: &Env) -> Result<Resolved> {
     Ok(Resolved::new(config, paths, env)?)
 }
 
+/// A usage error (exit 2) when the run would have no vault at all, naming what to set:
+/// unattended, doing nothing every night without a word is the failure to avoid.
+pub(super) fn require_vaults(cfg: &Resolved) -> Result<()> {
+    if no_vaults(cfg) {
+        return Err(error::usage(no_vaults_message(cfg)));
+    }
+    Ok(())
+}
+
+/// Whether this run has no vault at all: none configured, or a vaults directory with no
+/// vault in it. A vault that fails to open is not "none": the run reports it.
+fn no_vaults(cfg: &Resolved) -> bool {
+    if cfg.vaults_dir.is_none() && cfg.vaults.is_empty() {
+        return true;
+    }
+    crate::vault::discover(cfg.vaults_dir.as_deref(), &cfg.vaults).is_empty()
+}
+
+fn no_vaults_message(cfg: &Resolved) -> String {
+    let config = cfg.paths.config_file.display();
+    match &cfg.vaults_dir {
+        Some(dir) if cfg.vaults.is_empty() => format!(
+            "no vault found in {}: a vault is a directory there with a CLAUDE.md; fix VAULTS_DIR or vaults_dir in {config}, or name vaults with `vaults = [...]` or `--vault DIR`",
+            dir.display()
+        ),
+        _ => format!(
+            "no vaults configured: set VAULTS_DIR, or vaults_dir = \"~/vaults\" (the directory holding your vaults) in {config}, or pass --vault DIR"
+        ),
+    }
+}
+
 /// Logs go to stderr, one line per event, never in colour. The daemon logs what it does
 /// (`info`) by default, with timestamps unless journald, which stamps lines itself, reads
 /// them (`$JOURNAL_STREAM`); a command logs warnings only.

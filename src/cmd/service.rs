@@ -21,7 +21,6 @@ use crate::fsutil;
 use crate::llm::ProviderKind;
 use crate::paths::Env;
 use crate::service::{self, Manager, Mode, Rendered, Spec};
-use crate::vault;
 
 /// No `systemctl` or `launchctl` call may hang a command.
 const TOOL_TIMEOUT: Duration = Duration::from_secs(30);
@@ -183,14 +182,9 @@ fn install(cfg: &Resolved, env: &Env, args: &ServiceArgs) -> Result<u8> {
 
 /// Refuses an install that would run and fail every night, with the fix.
 fn check_ready(cfg: &Resolved, env: &Env, env_file: &Path, quiet: bool) -> Result<()> {
-    let found = vault::discover(cfg.vaults_dir.as_deref(), &cfg.vaults)
-        .into_iter()
-        .filter(Result::is_ok)
-        .count();
-    if found == 0 {
+    if let Err(e) = super::require_vaults(cfg) {
         return Err(error::usage(format!(
-            "no vault found, so the service would do nothing: set vaults_dir (or vaults) in {} or VAULTS_DIR, to directories holding a CLAUDE.md, then run this again",
-            cfg.paths.config_file.display()
+            "the service would do nothing: {e}; then run this again"
         )));
     }
     let file_keys = read_env_keys(env_file);

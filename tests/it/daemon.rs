@@ -365,3 +365,12 @@ fn an_invalid_config_at_start_is_exit_2() {
     assert!(stderr.contains(&config.display().to_string()), "{stderr}");
     assert!(read(&config).contains("every night"));
 }
+
+#[test]
+fn a_daemon_with_no_vault_refuses_to_start() {
+    let env = TestEnv::new();
+    let out = env.cmd().arg("daemon").output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("no vault found in"), "{stderr}");
+}
