@@ -182,7 +182,9 @@ fn without_an_anthropic_key_only_extract_stops() {
     let errors: Vec<&str> = stdout.lines().filter(|l| l.starts_with("error")).collect();
     assert_eq!(
         errors,
-        ["error provider anthropic needs ANTHROPIC_API_KEY in the environment (chosen by the config file)"],
+        [
+            "error provider anthropic needs ANTHROPIC_API_KEY in the environment (chosen by the config file)"
+        ],
         "{stdout}"
     );
 

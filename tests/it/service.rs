@@ -200,7 +200,10 @@ fn install_refuses_without_a_vault_or_with_a_provider_that_has_no_key() {
         .unwrap();
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{stderr}");
-    assert!(stderr.contains("the service would do nothing: no vault found"), "{stderr}");
+    assert!(
+        stderr.contains("the service would do nothing: no vault found"),
+        "{stderr}"
+    );
     assert!(!units(&env).exists());
 
     let env = TestEnv::with_fixtures();
