@@ -7,8 +7,9 @@
 //! formats are rendered from those sets, so all three agree. Standard cron only: numbers,
 //! `*`, ranges, steps, lists, month and weekday names and the `@daily` family. croner's
 //! extensions (`L`, `W`, `#`, `?`, seconds, years) are refused, because neither service
-//! manager could follow them. Like Vixie cron, when both day-of-month and day-of-week are
-//! restricted a day matches if either does.
+//! manager could follow them. Days combine as in Vixie cron (and cronie, and crontab(5)):
+//! when neither day-of-month nor day-of-week starts with `*`, a day matches if either does;
+//! otherwise it must match both. The daemon, the timer and the agent all follow that rule.
 //!
 //! It does not sleep or read the clock: the daemon passes `now` in.
 
@@ -102,7 +103,7 @@ impl Schedule {
         let cron = CronParser::builder()
             .seconds(Seconds::Disallowed)
             .year(Year::Disallowed)
-            .dom_and_dow(false)
+            .dom_and_dow(!fields.either_day)
             .build()
             .parse(expanded)
             .map_err(|e| error(e.to_string()))?;
@@ -126,36 +127,60 @@ impl Schedule {
     }
 
     /// systemd `OnCalendar=` values, one per line of the timer (systemd fires when any
-    /// matches).
+    /// matches). Never inexpressible today, but a timer is one of several renderings.
+    ///
+    /// One difference systemd keeps: a time that a spring-forward change skips (02:30 in
+    /// most of Europe) does not fire that day, where `next_after` (like cron) runs at the
+    /// first time after the gap.
     pub fn on_calendar(&self) -> Result<Vec<String>, Inexpressible> {
         let f = &self.fields;
         let time = format!(
             "{}:{}:00",
-            systemd_field(&f.hour, 2),
-            systemd_field(&f.minute, 2)
+            systemd_field(&f.hour, 23, 2),
+            systemd_field(&f.minute, 59, 2)
         );
-        let date =
-            |day: &Field| format!("*-{}-{}", systemd_field(&f.month, 2), systemd_field(day, 2));
-        let weekdays = weekday_names(&f.weekday);
-        Ok(match (f.day.is_any(), f.weekday.is_any()) {
-            (_, true) => vec![format!("{} {time}", date(&f.day))],
-            (true, false) => vec![format!("{weekdays} {} {time}", date(&f.day))],
-            // Either restriction matches a day: two lines.
-            (false, false) => vec![
-                format!("{weekdays} {} {time}", date(&Field::Any)),
-                format!("{} {time}", date(&f.day)),
-            ],
-        })
+        Ok(f.day_groups()
+            .into_iter()
+            .map(|(day, weekday)| {
+                let date = format!(
+                    "*-{}-{}",
+                    systemd_field(&f.month, 12, 2),
+                    systemd_field(day, 31, 2)
+                );
+                match weekday.values() {
+                    None => format!("{date} {time}"),
+                    Some(_) => format!("{} {date} {time}", weekday_names(weekday)),
+                }
+            })
+            .collect())
     }
 
     /// launchd `StartCalendarInterval` dictionaries (launchd fires when any matches; it has
-    /// no ranges or steps, so they are spelled out).
+    /// no ranges or steps, so they are spelled out, up to 100 dictionaries).
+    ///
+    /// Within one dictionary launchd fires on the `Day` or the `Weekday`, whichever comes
+    /// first, and ignores `Month` when `Weekday` is set (its `cronemu_wday` takes no month):
+    /// a schedule that needs either of those is refused.
     pub fn calendar_intervals(&self) -> Result<Vec<CalendarInterval>, Inexpressible> {
         let f = &self.fields;
-        let groups: Vec<(&Field, &Field)> = match (f.day.is_any(), f.weekday.is_any()) {
-            (false, false) => vec![(&f.day, &Field::Any), (&Field::Any, &f.weekday)],
-            _ => vec![(&f.day, &f.weekday)],
+        let refuse = |reason: String| Inexpressible {
+            manager: "launchd",
+            expr: self.expr.clone(),
+            reason,
         };
+        let groups = f.day_groups();
+        for (day, weekday) in &groups {
+            if !day.is_any() && !weekday.is_any() {
+                return Err(refuse(
+                    "a day must match both the day of the month and the weekday".to_owned(),
+                ));
+            }
+            if !weekday.is_any() && !f.month.is_any() {
+                return Err(refuse(
+                    "it restricts both the month and the weekday".to_owned(),
+                ));
+            }
+        }
         let mut out = Vec::new();
         for (day, weekday) in groups {
             let count = [&f.minute, &f.hour, day, &f.month, weekday]
@@ -164,13 +189,9 @@ impl Schedule {
                 .try_fold(1usize, usize::checked_mul)
                 .unwrap_or(usize::MAX);
             if out.len().saturating_add(count) > MAX_INTERVALS {
-                return Err(Inexpressible {
-                    manager: "launchd",
-                    expr: self.expr.clone(),
-                    reason: format!(
-                        "it would take more than {MAX_INTERVALS} StartCalendarInterval entries"
-                    ),
-                });
+                return Err(refuse(format!(
+                    "it would take more than {MAX_INTERVALS} StartCalendarInterval entries"
+                )));
             }
             for minute in f.minute.choices() {
                 for hour in f.hour.choices() {
@@ -203,6 +224,10 @@ struct Fields {
     month: Field,
     /// 0 is Sunday (7 is read as 0).
     weekday: Field,
+    /// Neither day field starts with `*`: a day matches if either matches (Vixie cron).
+    /// Otherwise a day must match both. Decided by the text, not the values, as cron does:
+    /// `1-31` is a restriction that happens to allow every day, `*/2` is not one.
+    either_day: bool,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -259,7 +284,20 @@ impl Fields {
             day: parse_field(parts[2], "day-of-month", 1, 31, &[], 0)?,
             month: parse_field(parts[3], "month", 1, 12, &MONTHS, 1)?,
             weekday,
+            either_day: !parts[2].starts_with('*') && !parts[4].starts_with('*'),
         })
+    }
+
+    /// Pairs of (day-of-month, day-of-week) a day must both match; a day runs if any pair
+    /// matches. Service formats AND the two within one entry, so "either" takes two.
+    fn day_groups(&self) -> Vec<(&Field, &Field)> {
+        if !self.either_day {
+            return vec![(&self.day, &self.weekday)];
+        }
+        if self.day.is_any() || self.weekday.is_any() {
+            return vec![(&Field::Any, &Field::Any)];
+        }
+        vec![(&self.day, &Field::Any), (&Field::Any, &self.weekday)]
     }
 }
 
@@ -332,20 +370,29 @@ fn parse_field(
     })
 }
 
-/// A field as systemd writes it: `*`, or values and `a..b` runs, zero-padded to `width`.
-fn systemd_field(field: &Field, width: usize) -> String {
-    match field.values() {
-        None => "*".to_owned(),
-        Some(values) => runs(values)
-            .into_iter()
-            .map(|(a, b)| match b - a {
-                0 => format!("{a:0width$}"),
-                1 => format!("{a:0width$},{b:0width$}"),
-                _ => format!("{a:0width$}..{b:0width$}"),
-            })
-            .collect::<Vec<_>>()
-            .join(","),
+/// A field as systemd writes it: `*`; `a/step` when the values step from `a` to the end
+/// of the field (`*/15` minutes: `00/15`); else values and `a..b` runs, zero-padded to
+/// `width`.
+fn systemd_field(field: &Field, max: u32, width: usize) -> String {
+    let Some(values) = field.values() else {
+        return "*".to_owned();
+    };
+    if let [first, second, .., last] = values {
+        let step = second - first;
+        if step > 1 && last + step > max && values.windows(2).all(|pair| pair[1] - pair[0] == step)
+        {
+            return format!("{first:0width$}/{step}");
+        }
     }
+    runs(values)
+        .into_iter()
+        .map(|(a, b)| match b - a {
+            0 => format!("{a:0width$}"),
+            1 => format!("{a:0width$},{b:0width$}"),
+            _ => format!("{a:0width$}..{b:0width$}"),
+        })
+        .collect::<Vec<_>>()
+        .join(",")
 }
 
 /// Weekdays as systemd names them, with `Mon..Fri` runs.

@@ -59,19 +59,34 @@ fn cron_becomes_systemd_on_calendar() {
     for (expr, expected) in [
         ("0 3 * * *", vec!["*-*-* 03:00:00"]),
         ("30 2 * * 1-5", vec!["Mon..Fri *-*-* 02:30:00"]),
-        ("*/15 * * * *", vec!["*-*-* *:00,15,30,45:00"]),
+        ("*/15 * * * *", vec!["*-*-* *:00/15:00"]),
+        ("0,15,30,45 * * * *", vec!["*-*-* *:00/15:00"]),
+        ("*/30 * * * *", vec!["*-*-* *:00,30:00"]),
+        ("5-59/20 3 * * *", vec!["*-*-* 03:05/20:00"]),
+        ("0 */6 * * *", vec!["*-*-* 00/6:00:00"]),
         ("0 1-3 * * *", vec!["*-*-* 01..03:00:00"]),
         ("0 8-18/2 * * *", vec!["*-*-* 08,10,12,14,16,18:00:00"]),
+        ("0 0 */2 * *", vec!["*-*-01/2 00:00:00"]),
+        ("0 0 1 */3 *", vec!["*-01/3-01 00:00:00"]),
         ("0 0 1 JAN *", vec!["*-01-01 00:00:00"]),
         ("@weekly", vec!["Sun *-*-* 00:00:00"]),
+        ("@hourly", vec!["*-*-* *:00:00"]),
         ("0 22 * * 0,6", vec!["Sun,Sat *-*-* 22:00:00"]),
         ("0 22 * * 5-7", vec!["Sun,Fri,Sat *-*-* 22:00:00"]),
+        ("0 22 * * fri-sat", vec!["Fri,Sat *-*-* 22:00:00"]),
         ("0 3 * * 0-6", vec!["*-*-* 03:00:00"]),
-        // Either restriction matches a day (Vixie cron): two timer lines.
+        ("0 9 * JAN MON", vec!["Mon *-01-* 09:00:00"]),
+        // Both day fields restricted: either matches a day (Vixie cron), two timer lines.
         (
             "0 9 1,15 * MON",
-            vec!["Mon *-*-* 09:00:00", "*-*-01,15 09:00:00"],
+            vec!["*-*-01,15 09:00:00", "Mon *-*-* 09:00:00"],
         ),
+        // ... and a restriction that allows every day makes every day match.
+        ("0 9 1-31 * MON", vec!["*-*-* 09:00:00"]),
+        ("0 9 1 * 0-6", vec!["*-*-* 09:00:00"]),
+        // A field starting with `*` is no restriction: both must match.
+        ("0 0 */2 * MON", vec!["Mon *-*-01/2 00:00:00"]),
+        ("0 0 1 * */2", vec!["Sun,Tue,Thu,Sat *-*-01 00:00:00"]),
     ] {
         let s = Schedule::parse(expr).unwrap();
         assert_eq!(s.on_calendar().unwrap(), expected, "{expr}");
@@ -142,6 +157,14 @@ fn cron_becomes_launchd_intervals() {
             ],
         ),
         (
+            "0 9 1-31 * MON",
+            vec![CalendarInterval {
+                minute: Some(0),
+                hour: Some(9),
+                ..any
+            }],
+        ),
+        (
             "0 0 1 jan,jul *",
             vec![
                 CalendarInterval {
@@ -168,15 +191,36 @@ fn cron_becomes_launchd_intervals() {
 
 #[test]
 fn a_schedule_launchd_cannot_hold_suggests_the_daemon() {
-    let s = Schedule::parse("*/5 9-17 * * 1-5").unwrap();
-    let err = s.calendar_intervals().unwrap_err().to_string();
-    assert!(err.contains("launchd"), "{err}");
-    assert!(err.contains("memloop service install --daemon"), "{err}");
-    // systemd holds it in one line.
+    for (expr, says) in [
+        (
+            "*/5 9-17 * * 1-5",
+            "more than 100 StartCalendarInterval entries",
+        ),
+        // launchd fires on the Day or the Weekday of one dictionary, never on both.
+        ("0 0 */2 * MON", "both the day of the month and the weekday"),
+        // launchd ignores Month when Weekday is set.
+        ("0 9 * JAN MON", "both the month and the weekday"),
+        ("0 9 1 JAN MON", "both the month and the weekday"),
+    ] {
+        let s = Schedule::parse(expr).unwrap();
+        let err = s.calendar_intervals().unwrap_err().to_string();
+        assert!(err.contains("launchd"), "{err}");
+        assert!(err.contains(says), "{expr}: {err}");
+        assert!(err.contains(&format!("{expr:?}")), "{err}");
+        assert!(err.contains("memloop service install --daemon"), "{err}");
+        // systemd holds each of them.
+        assert!(s.on_calendar().is_ok(), "{expr}");
+    }
     assert_eq!(
-        s.on_calendar().unwrap(),
-        ["Mon..Fri *-*-* 09..17:00,05,10,15,20,25,30,35,40,45,50,55:00"]
+        Schedule::parse("*/5 9-17 * * 1-5")
+            .unwrap()
+            .on_calendar()
+            .unwrap(),
+        ["Mon..Fri *-*-* 09..17:00/5:00"]
     );
+    // 100 entries is still an agent.
+    let hundred = Schedule::parse("*/15 0-4 1-5 * *").unwrap();
+    assert_eq!(hundred.calendar_intervals().unwrap().len(), 100);
 }
 
 fn utc(y: i32, mo: u32, d: u32, h: u32, mi: u32) -> DateTime<Utc> {
@@ -194,6 +238,13 @@ fn next_after_is_strictly_after_and_ors_day_of_month_with_day_of_week() {
         s.next_after(&utc(2026, 11, 24, 2, 59)),
         Some(utc(2026, 11, 24, 3, 0))
     );
+    let a_moment_after = utc(2026, 11, 24, 3, 0) + TimeDelta::milliseconds(1);
+    assert_eq!(s.next_after(&a_moment_after), Some(utc(2026, 11, 25, 3, 0)));
+    let a_moment_before = utc(2026, 11, 24, 3, 0) - TimeDelta::milliseconds(1);
+    assert_eq!(
+        s.next_after(&a_moment_before),
+        Some(utc(2026, 11, 24, 3, 0))
+    );
     // 2026-11-24 is a Tuesday: "the 1st or a Monday" next matches Monday the 30th, then
     // Tuesday 1 December.
     let s = Schedule::parse("0 9 1 * MON").unwrap();
@@ -203,6 +254,36 @@ fn next_after_is_strictly_after_and_ors_day_of_month_with_day_of_week() {
     assert_eq!(
         Schedule::parse("0 0 30 2 *").unwrap().next_after(&first),
         None
+    );
+}
+
+#[test]
+fn a_day_field_starting_with_a_star_is_no_restriction_as_in_vixie_cron() {
+    let times = |expr: &str, n: usize| {
+        let s = Schedule::parse(expr).unwrap();
+        let mut t = utc(2026, 11, 24, 12, 0);
+        (0..n)
+            .map(|_| {
+                t = s.next_after(&t).unwrap();
+                t.format("%a %m-%d").to_string()
+            })
+            .collect::<Vec<_>>()
+    };
+    // Odd days that are Mondays: both must match.
+    assert_eq!(
+        times("0 0 */2 * MON", 3),
+        ["Mon 12-07", "Mon 12-21", "Mon 01-11"]
+    );
+    // Every day is one of the 1st-31st, so either matching is every day.
+    assert_eq!(
+        times("0 0 1-31 * MON", 3),
+        ["Wed 11-25", "Thu 11-26", "Fri 11-27"]
+    );
+    assert_eq!(times("0 0 1 * 0-6", 2), ["Wed 11-25", "Thu 11-26"]);
+    // The 1st, when it is a Sunday, Tuesday, Thursday or Saturday.
+    assert_eq!(
+        times("0 0 1 * */2", 3),
+        ["Tue 12-01", "Thu 04-01", "Sat 05-01"]
     );
 }
 
@@ -325,70 +406,170 @@ fn a_job_inside_the_skipped_or_repeated_hour_runs_once() {
     );
 }
 
-/// `systemd-analyze calendar` reads every rendered `OnCalendar=` line the way the timer
-/// will, and its next elapses match `next_after` (in UTC, so the machine's zone does not
-/// matter). Skipped where systemd-analyze is not installed (macOS, some CI images).
-#[test]
-fn systemd_analyze_agrees_with_next_after() {
+/// The next `n` elapses of each `OnCalendar=` line as `systemd-analyze calendar` computes
+/// them in the zone `tz` (a POSIX TZ value, so no time-zone database is needed), merged, in
+/// UTC. `None` where systemd-analyze is not installed (macOS, some CI images).
+fn systemd_elapses(lines: &[String], tz: &str, base: &str, n: usize) -> Option<Vec<DateTime<Utc>>> {
     let probe = std::process::Command::new("systemd-analyze")
         .arg("--version")
         .output();
     if !probe.is_ok_and(|o| o.status.success()) {
-        eprintln!("systemd-analyze not found: OnCalendar values not checked against systemd");
-        return;
+        return None;
     }
-    const N: usize = 6;
+    let mut out = Vec::new();
+    for line in lines {
+        let run = std::process::Command::new("systemd-analyze")
+            .env_clear()
+            .env("TZ", tz)
+            .args([
+                "calendar",
+                &format!("--iterations={n}"),
+                &format!("--base-time={base}"),
+                line,
+            ])
+            .output()
+            .unwrap();
+        let text = String::from_utf8_lossy(&run.stdout);
+        assert!(
+            run.status.success(),
+            "{line}: {text}{}",
+            String::from_utf8_lossy(&run.stderr)
+        );
+        // Each elapse is printed in local time, then "(in UTC): Thu 2026-11-26 03:00:00 UTC"
+        // unless the zone is UTC itself.
+        let utc_lines: Vec<&str> = text
+            .lines()
+            .map(str::trim)
+            .filter(|l| l.starts_with("(in UTC):"))
+            .collect();
+        let stamps: Vec<&str> = if utc_lines.is_empty() {
+            text.lines()
+                .map(str::trim)
+                .filter(|l| l.starts_with("Next elapse:") || l.starts_with("Iter. #"))
+                .collect()
+        } else {
+            utc_lines
+        };
+        for l in stamps {
+            let value = l.split_once(": ").unwrap().1;
+            let stamp = value
+                .split_whitespace()
+                .skip(1)
+                .take(2)
+                .collect::<Vec<_>>()
+                .join(" ");
+            let naive = NaiveDateTime::parse_from_str(&stamp, "%Y-%m-%d %H:%M:%S").unwrap();
+            out.push(Utc.from_utc_datetime(&naive));
+        }
+    }
+    out.sort();
+    out.dedup();
+    out.truncate(n);
+    Some(out)
+}
+
+fn next_n<Tz: TimeZone>(s: &Schedule, from: DateTime<Tz>, n: usize) -> Vec<DateTime<Utc>> {
+    let mut t = from;
+    (0..n)
+        .map(|_| {
+            t = s.next_after(&t).unwrap();
+            t.with_timezone(&Utc)
+        })
+        .collect()
+}
+
+/// `systemd-analyze calendar` reads every rendered `OnCalendar=` line the way the timer
+/// will, and its next elapses match `next_after` (in UTC, so the machine's zone does not
+/// matter).
+#[test]
+fn systemd_analyze_agrees_with_next_after() {
+    const N: usize = 8;
     for expr in [
         "0 3 * * *",
         "30 2 * * 1-5",
         "*/15 * * * *",
+        "*/30 * * * *",
+        "0 */6 * * *",
         "0 8-18/2 * * *",
+        "0 0 */2 * *",
+        "0 0 1 */3 *",
         "0 0 1 JAN *",
         "0 22 * * 5-7",
+        "0 9 * JAN MON",
         "0 9 1,15 * MON",
+        "0 9 1-31 * MON",
+        "0 0 */2 * MON",
+        "0 0 1 * */2",
         "5-59/20 3 * * *",
+        "@weekly",
     ] {
         let s = Schedule::parse(expr).unwrap();
-        let mut systemd: Vec<NaiveDateTime> = Vec::new();
-        for line in s.on_calendar().unwrap() {
-            let out = std::process::Command::new("systemd-analyze")
-                .env("TZ", "UTC")
-                .args(["calendar", &format!("--iterations={N}"), &line])
-                .output()
-                .unwrap();
-            let text = String::from_utf8_lossy(&out.stdout);
-            assert!(
-                out.status.success(),
-                "{line}: {text}{}",
-                String::from_utf8_lossy(&out.stderr)
-            );
-            for l in text.lines() {
-                let l = l.trim();
-                if l.starts_with("Next elapse:") || l.starts_with("Iter. #") {
-                    let value = l.split_once(": ").unwrap().1;
-                    // "Thu 2026-11-26 03:00:00 UTC"
-                    let stamp = value
-                        .split_whitespace()
-                        .skip(1)
-                        .take(2)
-                        .collect::<Vec<_>>()
-                        .join(" ");
-                    systemd
-                        .push(NaiveDateTime::parse_from_str(&stamp, "%Y-%m-%d %H:%M:%S").unwrap());
-                }
-            }
+        let lines = s.on_calendar().unwrap();
+        let Some(systemd) = systemd_elapses(&lines, "UTC", "2026-11-24 12:00:00", N) else {
+            eprintln!("systemd-analyze not found: OnCalendar values not checked against systemd");
+            return;
+        };
+        assert_eq!(
+            next_n(&s, utc(2026, 11, 24, 12, 0), N),
+            systemd,
+            "{expr}: {lines:?}"
+        );
+    }
+}
+
+/// The same, in Central European time across both changes of 2026 (the zone of the
+/// `Berlin` test zone, as a POSIX TZ value). A fixed time agrees with systemd on both days;
+/// a time inside the skipped hour does not: systemd skips it that day, `next_after` runs at
+/// 03:00 as cron does, which the README says.
+#[test]
+fn systemd_analyze_agrees_with_next_after_across_daylight_saving_changes() {
+    const CET: &str = "CET-1CEST,M3.5.0,M10.5.0/3";
+    for (expr, base, from, only_ours) in [
+        (
+            "0 3 * * *",
+            "2026-03-27 12:00:00",
+            berlin(2026, 3, 27, 12, 0),
+            None,
+        ),
+        (
+            "0 3 * * *",
+            "2026-10-23 12:00:00",
+            berlin(2026, 10, 23, 12, 0),
+            None,
+        ),
+        (
+            "30 2 * * *",
+            "2026-10-23 12:00:00",
+            berlin(2026, 10, 23, 12, 0),
+            None,
+        ),
+        (
+            "0 2 * * 0",
+            "2026-10-20 12:00:00",
+            berlin(2026, 10, 20, 12, 0),
+            None,
+        ),
+        (
+            "30 2 * * *",
+            "2026-03-27 12:00:00",
+            berlin(2026, 3, 27, 12, 0),
+            Some(utc(2026, 3, 29, 1, 0)),
+        ),
+    ] {
+        let s = Schedule::parse(expr).unwrap();
+        let lines = s.on_calendar().unwrap();
+        let Some(mut systemd) = systemd_elapses(&lines, CET, base, 4) else {
+            eprintln!("systemd-analyze not found: OnCalendar values not checked against systemd");
+            return;
+        };
+        let mut ours = next_n(&s, from, 4);
+        if let Some(gap_run) = only_ours {
+            assert!(ours.contains(&gap_run), "{expr}: {ours:?}");
+            assert!(!systemd.contains(&gap_run), "{expr}: {systemd:?}");
+            ours.retain(|t| *t != gap_run);
+            systemd.truncate(ours.len());
         }
-        systemd.sort();
-        systemd.dedup();
-        systemd.truncate(N);
-        let mut t = Utc.from_utc_datetime(&systemd[0]) - TimeDelta::seconds(1);
-        let ours: Vec<NaiveDateTime> = (0..N)
-            .map(|_| {
-                t = s.next_after(&t).unwrap();
-                t.naive_utc()
-            })
-            .collect();
-        assert_eq!(ours, systemd, "{expr}: {:?}", s.on_calendar());
+        assert_eq!(ours, systemd, "{expr} from {base}: {lines:?}");
     }
 }
 
