@@ -131,9 +131,10 @@ impl Default for ScheduleConfig {
     }
 }
 
+/// toml gives a custom error its line but not its key: the message names it.
 fn cron<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Schedule, D::Error> {
     let text = String::deserialize(d)?;
-    Schedule::parse(&text).map_err(serde::de::Error::custom)
+    Schedule::parse(&text).map_err(|e| serde::de::Error::custom(format!("[schedule] cron: {e}")))
 }
 
 /// A config file that cannot be used; the run exits 2 with this message.
@@ -429,8 +430,10 @@ mod tests {
         let err = parse("settle_minutes = 5\n[schedule]\ncron = \"every night\"\n")
             .unwrap_err()
             .to_string();
-        assert!(err.starts_with("/c/config.toml:3:"), "{err}");
-        assert!(err.contains("cron"), "{err}");
+        assert!(
+            err.starts_with("/c/config.toml:3:8: [schedule] cron: "),
+            "{err}"
+        );
         assert!(err.contains("\"0 3 * * *\""), "{err}");
         let c = parse("[schedule]\ncron = \"30 4 * * 1-5\"\n").unwrap();
         assert_eq!(c.schedule.cron.expr(), "30 4 * * 1-5");

@@ -390,7 +390,11 @@ fn a_schedule_that_is_not_cron_is_a_config_error_naming_file_line_and_key() {
             stderr.contains(&format!("{}:4:", path.display())),
             "{command:?}: {stderr}"
         );
-        assert!(stderr.contains("cron"), "{command:?}: {stderr}");
+        assert!(
+            stderr.contains(&format!("{}:4:8: [schedule] cron: ", path.display())),
+            "{command:?}: {stderr}"
+        );
+        assert!(stderr.contains("\"every night\""), "{command:?}: {stderr}");
         assert!(stderr.contains("\"0 3 * * *\""), "{command:?}: {stderr}");
     }
     env.snapshot_tree().assert_unchanged_since(&before);
