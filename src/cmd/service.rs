@@ -84,6 +84,29 @@ fn env_file(cfg: &Resolved) -> PathBuf {
         .join("env")
 }
 
+/// `--config FILE` for the unit when the config is not in its default place.
+fn unit_config(cfg: &Resolved) -> Option<PathBuf> {
+    cfg.paths
+        .config_explicit
+        .then(|| std::path::absolute(&cfg.paths.config_file).ok())
+        .flatten()
+}
+
+/// The settings from this shell the unit gets ([`CARRIED`], and `PATH` for the claude
+/// CLI, which a service manager sets much shorter).
+fn carried(cfg: &Resolved, env: &Env) -> Vec<(String, String)> {
+    let mut carried: Vec<(String, String)> = CARRIED
+        .iter()
+        .filter_map(|k| Some(((*k).to_owned(), env.var(k)?.to_owned())))
+        .collect();
+    if cfg.llm.kind == ProviderKind::ClaudeCli
+        && let Some(path) = env.var("PATH")
+    {
+        carried.push(("PATH".into(), path.to_owned()));
+    }
+    carried
+}
+
 /// The running binary, absolute.
 fn this_binary() -> Result<PathBuf> {
     let exe = std::env::current_exe().context("could not find the memloop binary's path")?;
@@ -100,21 +123,8 @@ fn install(cfg: &Resolved, env: &Env, args: &ServiceArgs) -> Result<u8> {
     let binary = this_binary()?;
     let env_file = env_file(cfg);
     check_ready(cfg, env, &env_file, args.print)?;
-    let config = cfg
-        .paths
-        .config_explicit
-        .then(|| std::path::absolute(&cfg.paths.config_file))
-        .transpose()?;
-    let mut carried: Vec<(String, String)> = CARRIED
-        .iter()
-        .filter_map(|k| Some(((*k).to_owned(), env.var(k)?.to_owned())))
-        .collect();
-    // The claude CLI is found on PATH, which a service manager sets much shorter.
-    if cfg.llm.kind == ProviderKind::ClaudeCli
-        && let Some(path) = env.var("PATH")
-    {
-        carried.push(("PATH".into(), path.to_owned()));
-    }
+    let config = unit_config(cfg);
+    let carried = carried(cfg, env);
     let dir = unit_dir(manager, env)?;
     let log = env.home()?.join("Library/Logs/memloop.log");
     let spec = Spec {
@@ -492,20 +502,8 @@ fn expected_texts(
 ) -> Option<Vec<Rendered>> {
     let binary = this_binary().ok()?;
     let env_file = env_file(cfg);
-    let config = cfg
-        .paths
-        .config_explicit
-        .then(|| std::path::absolute(&cfg.paths.config_file).ok())
-        .flatten();
-    let mut carried: Vec<(String, String)> = CARRIED
-        .iter()
-        .filter_map(|k| Some(((*k).to_owned(), env.var(k)?.to_owned())))
-        .collect();
-    if cfg.llm.kind == ProviderKind::ClaudeCli
-        && let Some(path) = env.var("PATH")
-    {
-        carried.push(("PATH".into(), path.to_owned()));
-    }
+    let config = unit_config(cfg);
+    let carried = carried(cfg, env);
     let log = env.home().ok()?.join("Library/Logs/memloop.log");
     service::render(
         manager,

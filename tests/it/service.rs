@@ -43,6 +43,13 @@ fn path_with(dir: &Path) -> String {
     )
 }
 
+/// The binary with the fake tools first on PATH.
+fn memloop(env: &TestEnv, tools: &Path) -> assert_cmd::Command {
+    let mut cmd = env.cmd();
+    cmd.env("PATH", path_with(tools));
+    cmd
+}
+
 fn calls(dir: &Path) -> String {
     std::fs::read_to_string(dir.join("calls.log")).unwrap_or_default()
 }
@@ -57,9 +64,7 @@ fn install_print_shows_the_units_for_this_binary_and_changes_nothing() {
     env.config("[schedule]\ncron = \"15 4 * * 1-5\"\n");
     let tools = fake_tools(&env, true);
     let before = env.snapshot_tree();
-    let out = env
-        .cmd()
-        .env("PATH", path_with(&tools))
+    let out = memloop(&env, &tools)
         .args(["service", "install", "--systemd", "--print"])
         .output()
         .unwrap();
@@ -93,9 +98,7 @@ fn install_print_shows_the_units_for_this_binary_and_changes_nothing() {
     env.snapshot_tree().assert_unchanged_since(&before);
     assert_eq!(calls(&tools), "", "nothing was run");
 
-    let out = env
-        .cmd()
-        .env("PATH", path_with(&tools))
+    let out = memloop(&env, &tools)
         .args(["service", "install", "--launchd", "--daemon", "--print"])
         .output()
         .unwrap();
@@ -110,9 +113,7 @@ fn install_print_shows_the_units_for_this_binary_and_changes_nothing() {
 fn install_writes_units_and_a_private_env_file_then_enables_the_timer() {
     let env = TestEnv::with_fixtures();
     let tools = fake_tools(&env, true);
-    let out = env
-        .cmd()
-        .env("PATH", path_with(&tools))
+    let out = memloop(&env, &tools)
         .env("ANTHROPIC_API_KEY", "sk-ant-secret-in-shell")
         .args(["service", "install", "--systemd"])
         .output()
@@ -148,9 +149,7 @@ fn install_writes_units_and_a_private_env_file_then_enables_the_timer() {
     // An existing env file is never overwritten; a loose mode is tightened.
     write_file(&env_file, b"ANTHROPIC_API_KEY=sk-ant-mine\n");
     std::fs::set_permissions(&env_file, std::fs::Permissions::from_mode(0o644)).unwrap();
-    let out = env
-        .cmd()
-        .env("PATH", path_with(&tools))
+    let out = memloop(&env, &tools)
         .args(["service", "install", "--systemd", "--daemon"])
         .output()
         .unwrap();
@@ -174,9 +173,7 @@ fn install_writes_units_and_a_private_env_file_then_enables_the_timer() {
         calls(&tools)
     );
 
-    let out = env
-        .cmd()
-        .env("PATH", path_with(&tools))
+    let out = memloop(&env, &tools)
         .args(["service", "uninstall", "--systemd"])
         .output()
         .unwrap();
@@ -192,9 +189,7 @@ fn install_writes_units_and_a_private_env_file_then_enables_the_timer() {
 fn install_refuses_without_a_vault_or_with_a_provider_that_has_no_key() {
     let env = TestEnv::new();
     let tools = fake_tools(&env, true);
-    let out = env
-        .cmd()
-        .env("PATH", path_with(&tools))
+    let out = memloop(&env, &tools)
         .args(["service", "install", "--systemd"])
         .output()
         .unwrap();
@@ -208,9 +203,7 @@ fn install_refuses_without_a_vault_or_with_a_provider_that_has_no_key() {
 
     let env = TestEnv::with_fixtures();
     let tools = fake_tools(&env, true);
-    let out = env
-        .cmd()
-        .env("PATH", path_with(&tools))
+    let out = memloop(&env, &tools)
         .env("MEMLOOP_PROVIDER", "anthropic")
         .env("ANTHROPIC_API_KEY", "sk-ant-x")
         .args(["service", "install", "--systemd"])
@@ -224,9 +217,7 @@ fn install_refuses_without_a_vault_or_with_a_provider_that_has_no_key() {
     );
     let env = TestEnv::with_fixtures();
     env.config("[llm]\nprovider = \"anthropic\"\n");
-    let out = env
-        .cmd()
-        .env("PATH", path_with(&tools))
+    let out = memloop(&env, &tools)
         .args(["service", "install", "--systemd"])
         .output()
         .unwrap();
@@ -258,9 +249,7 @@ fn status_says_whether_the_unit_runs_this_binary() {
     let env = TestEnv::with_fixtures();
     let tools = fake_tools(&env, true);
     let status = |env: &TestEnv| {
-        let out = env
-            .cmd()
-            .env("PATH", path_with(&tools))
+        let out = memloop(env, &tools)
             .args(["service", "status", "--systemd"])
             .output()
             .unwrap();
@@ -273,8 +262,7 @@ fn status_says_whether_the_unit_runs_this_binary() {
     assert_eq!(code, Some(1));
     assert!(text.contains("not installed"), "{text}");
 
-    env.cmd()
-        .env("PATH", path_with(&tools))
+    memloop(&env, &tools)
         .args(["service", "install", "--systemd"])
         .assert()
         .success();
@@ -297,8 +285,7 @@ fn status_says_whether_the_unit_runs_this_binary() {
     );
 
     // A changed schedule makes the installed timer stale.
-    env.cmd()
-        .env("PATH", path_with(&tools))
+    memloop(&env, &tools)
         .args(["service", "install", "--systemd"])
         .assert()
         .success();
@@ -326,11 +313,7 @@ fn systemd_analyze_verifies_the_rendered_units() {
         if daemon {
             args.push("--daemon");
         }
-        env.cmd()
-            .env("PATH", path_with(&tools))
-            .args(&args)
-            .assert()
-            .success();
+        memloop(&env, &tools).args(&args).assert().success();
         let files: Vec<PathBuf> = std::fs::read_dir(units(&env))
             .unwrap()
             .map(|e| e.unwrap().path())
