@@ -373,7 +373,7 @@ fn doctor_warns_when_concurrent_clis_would_not_fit_in_memory() {
             .env("PATH", path_with(&bin))
             .env("MEMLOOP_PROVIDER", provider)
             .env("ANTHROPIC_API_KEY", "sk-test")
-            .arg("doctor")
+            .args(["doctor", "--offline"])
             .assert()
             .get_output()
             .clone();
