@@ -41,7 +41,7 @@ impl<'a> Engine<'a> {
     ) -> Result<Self> {
         // A dry run writes nothing at all, not even the lock file: it takes the lock only
         // where one already exists (so it still waits for no one and changes nothing).
-        let lock = if dry_run && !cfg.paths.state_dir.join("memloop.lock").exists() {
+        let lock = if dry_run && !cfg.paths.state_dir.join(fsutil::LOCK_FILE).exists() {
             None
         } else {
             let lock = fsutil::try_lock(&cfg.paths.state_dir).with_context(|| {
@@ -50,7 +50,7 @@ impl<'a> Engine<'a> {
                     cfg.paths.state_dir.display()
                 )
             })?;
-            Some(lock.ok_or_else(|| error::locked(&cfg.paths.state_dir.join("memloop.lock")))?)
+            Some(lock.ok_or_else(|| error::locked(&cfg.paths.state_dir.join(fsutil::LOCK_FILE)))?)
         };
         let ledger = if dry_run {
             Ledger::scratch_copy(&cfg.paths.ledger())?

@@ -23,10 +23,11 @@ const NEW_DIR_MODE: u32 = 0o700;
 /// Symlink hops followed before giving up, as the kernel's own `ELOOP` limit does.
 const MAX_SYMLINK_HOPS: usize = 40;
 /// The lock file inside the state directory.
-const LOCK_FILE: &str = "memloop.lock";
+/// The run lock's file name in the state directory.
+pub const LOCK_FILE: &str = "memloop.lock";
 /// The daemon's own lock beside the run lock: held for the daemon's whole life, so a second
 /// daemon refuses to start while a manual run between scheduled runs still works.
-const DAEMON_LOCK_FILE: &str = "daemon.lock";
+pub const DAEMON_LOCK_FILE: &str = "daemon.lock";
 
 /// Distinguishes temp files of concurrent writes from the same process.
 static TEMP_COUNTER: AtomicU64 = AtomicU64::new(0);

@@ -46,7 +46,9 @@ pub fn run(global: &Global, env: &Env) -> Result<u8> {
                 cfg.paths.state_dir.display()
             )
         })?
-        .ok_or_else(|| error::daemon_running(&cfg.paths.state_dir.join("daemon.lock")))?;
+        .ok_or_else(|| {
+            error::daemon_running(&cfg.paths.state_dir.join(fsutil::DAEMON_LOCK_FILE))
+        })?;
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()?;

@@ -75,7 +75,7 @@ fn unit_dir(manager: Manager, env: &Env) -> Result<PathBuf> {
 }
 
 /// The environment file beside the config file: `~/.config/memory-loop/env`.
-fn env_file(cfg: &Resolved) -> PathBuf {
+pub(crate) fn env_file(cfg: &Resolved) -> PathBuf {
     cfg.paths
         .config_file
         .parent()

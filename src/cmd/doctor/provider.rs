@@ -73,12 +73,7 @@ pub(super) fn check(cfg: &Resolved, env: &Env, offline: bool) -> Vec<Check> {
 /// Where a key goes: the shell for a manual run, the service's environment file for the
 /// nightly one.
 fn credentials_fix(cfg: &Resolved) -> String {
-    let env_file = cfg
-        .paths
-        .config_file
-        .parent()
-        .unwrap_or(std::path::Path::new("."))
-        .join("env");
+    let env_file = crate::cmd::service::env_file(cfg);
     match cfg.llm.kind {
         ProviderKind::OpenAi => format!(
             "export OPENAI_API_KEY=... (the service reads it from {}), or OPENAI_BASE_URL=http://localhost:11434/v1 for a local server, or choose another provider with MEMLOOP_PROVIDER or [llm] provider",

@@ -13,14 +13,9 @@ use chrono::{DateTime, Local, TimeDelta};
 
 use super::{Check, Level, files, memory_loop, plural};
 use crate::config::Resolved;
-use crate::fsutil;
+use crate::fsutil::{self, DAEMON_LOCK_FILE, LOCK_FILE};
 use crate::ledger::{Ledger, Notice};
 use crate::report::Report;
-
-/// The run lock's file in the state directory (`fsutil` takes it).
-const LOCK_FILE: &str = "memloop.lock";
-/// The daemon's lock beside it.
-const DAEMON_LOCK_FILE: &str = "daemon.lock";
 
 /// A run older than this while a service is installed means the service is not running it.
 const SILENT_SERVICE: TimeDelta = TimeDelta::days(2);
