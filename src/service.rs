@@ -203,7 +203,8 @@ fn launchd(mode: Mode, spec: &Spec<'_>) -> Result<String, Inexpressible> {
     let schedule = match mode {
         Mode::Daemon => "\t<key>RunAtLoad</key>\n\t<true/>\n\t<key>KeepAlive</key>\n\t<dict>\n\t\t<key>SuccessfulExit</key>\n\t\t<false/>\n\t</dict>\n\t<key>ThrottleInterval</key>\n\t<integer>300</integer>\n".to_owned(),
         Mode::Timer => {
-            let mut out = String::from("\t<key>StartCalendarInterval</key>\n\t<array>\n");
+            let mut out = schedule_comment(spec.schedule);
+            out.push_str("\t<key>StartCalendarInterval</key>\n\t<array>\n");
             for interval in spec.schedule.calendar_intervals()? {
                 out.push_str(&interval_dict(&interval));
             }
@@ -236,6 +237,59 @@ fn interval_dict(i: &CalendarInterval) -> String {
     out
 }
 
+/// The XML comment that records the cron expression in a timer agent, for `status` to read
+/// back (launchd's dictionaries are the expression spelled out, not the expression). A
+/// comment cannot hold `--`, which no valid expression has; should one, it is left out.
+fn schedule_comment(schedule: &Schedule) -> String {
+    let expr = schedule.expr();
+    if expr.contains("--") {
+        return String::new();
+    }
+    format!("\t<!-- {SCHEDULE_COMMENT}\"{}\" -->\n", xml_escape(expr))
+}
+
+/// How a timer agent's comment introduces its cron expression.
+const SCHEDULE_COMMENT: &str = "[schedule] cron, local time: ";
+/// How a timer unit's `Description=` carries its cron expression.
+const SYSTEMD_DESCRIPTION: &str = "Description=memloop: nightly extraction (";
+
+/// The schedule an installed timer unit or timer agent fires on, read back from the text
+/// `render` wrote; `None` for a daemon (it reads the config itself) or a file edited by hand.
+#[must_use]
+pub fn installed_schedule(manager: Manager, text: &str) -> Option<Schedule> {
+    let expr = match manager {
+        Manager::Systemd => text
+            .lines()
+            .find_map(|l| l.strip_prefix(SYSTEMD_DESCRIPTION)?.strip_suffix(')'))?
+            .replace("%%", "%"),
+        Manager::Launchd => {
+            let (_, rest) = text.split_once(SCHEDULE_COMMENT)?;
+            let quoted = rest.strip_prefix('"')?;
+            let (expr, _) = quoted.split_once("\" -->")?;
+            xml_unescape(expr)
+        }
+    };
+    Schedule::parse(&expr).ok()
+}
+
+/// A crontab line that does what the timer would, for a machine with neither service
+/// manager: the environment file read the way launchd's shell reads it, `%` escaped (cron
+/// turns a bare one into a newline).
+#[must_use]
+pub fn crontab_line(spec: &Spec<'_>) -> String {
+    let env_file = shell_quote(&spec.env_file.to_string_lossy());
+    let mut command = format!("exec {}", shell_quote(&spec.binary.to_string_lossy()));
+    if let Some(config) = spec.config {
+        command.push_str(" --config ");
+        command.push_str(&shell_quote(&config.to_string_lossy()));
+    }
+    let line = format!(
+        "{} set -a; [ -r {env_file} ] && . {env_file}; set +a; {command} extract -q",
+        spec.schedule.expr()
+    );
+    line.replace('%', "\\%")
+}
+
 /// `%` starts a specifier in almost every systemd setting: `%%` is a literal one.
 fn systemd_specifiers(value: &str) -> String {
     value.replace('%', "%%")
@@ -260,6 +314,11 @@ pub fn systemd_quote(value: &str, exec: bool) -> String {
             '\\' => out.push_str("\\\\"),
             '"' => out.push_str("\\\""),
             '$' if exec => out.push_str("$$"),
+            '\n' => out.push_str("\\n"),
+            '\t' => out.push_str("\\t"),
+            c if c.is_control() => {
+                let _ = write!(out, "\\u{:04x}", u32::from(c));
+            }
             c => out.push(c),
         }
     }
@@ -284,6 +343,16 @@ pub fn xml_escape(value: &str) -> String {
         .replace('\'', "&apos;")
 }
 
+/// The text `xml_escape` escaped.
+fn xml_unescape(value: &str) -> String {
+    value
+        .replace("&apos;", "'")
+        .replace("&quot;", "\"")
+        .replace("&lt;", "<")
+        .replace("&gt;", ">")
+        .replace("&amp;", "&")
+}
+
 /// The binary named by an installed unit's `ExecStart=` (systemd) or the agent's `exec`
 /// (launchd), unquoted; `None` when the file names none.
 #[must_use]
@@ -296,12 +365,7 @@ pub fn installed_binary(manager: Manager, text: &str) -> Option<PathBuf> {
             ))
         }
         Manager::Launchd => {
-            let script = text
-                .replace("&apos;", "'")
-                .replace("&quot;", "\"")
-                .replace("&lt;", "<")
-                .replace("&gt;", ">")
-                .replace("&amp;", "&");
+            let script = xml_unescape(text);
             let (_, rest) = script.split_once("; exec ")?;
             Some(PathBuf::from(
                 first_word(&rest.replace("'\\''", "\u{0}"), '\'')?.replace('\u{0}', "'"),
@@ -311,7 +375,7 @@ pub fn installed_binary(manager: Manager, text: &str) -> Option<PathBuf> {
 }
 
 /// The first word of a command line: up to the closing `quote` when it starts with one
-/// (undoing `\\` and `\"` escapes for double quotes), else up to the first space.
+/// (undoing `systemd_quote`'s escapes for double quotes), else up to the first space.
 fn first_word(line: &str, quote: char) -> Option<String> {
     let line = line.trim_start();
     let Some(rest) = line.strip_prefix(quote) else {
@@ -322,7 +386,15 @@ fn first_word(line: &str, quote: char) -> Option<String> {
     while let Some(c) = chars.next() {
         match c {
             c if c == quote => return Some(out),
-            '\\' if quote == '"' => out.push(chars.next()?),
+            '\\' if quote == '"' => out.push(match chars.next()? {
+                'n' => '\n',
+                't' => '\t',
+                'u' => {
+                    let hex: String = chars.by_ref().take(4).collect();
+                    char::from_u32(u32::from_str_radix(&hex, 16).ok()?)?
+                }
+                c => c,
+            }),
             c => out.push(c),
         }
     }

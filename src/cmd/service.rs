@@ -1,29 +1,31 @@
 //! `memloop service install | uninstall | status`: the nightly job as systemd user units or
-//! a launchd agent, for this user and this binary. Install renders the units
-//! (`crate::service`), writes them and the empty environment file for the API key, and
-//! enables them; `--print` only shows what it would write and run. Status says what is
-//! installed, whether it is enabled, when it next fires and whether it runs this binary.
+//! a launchd agent, for this user and this binary. Install and uninstall build a plan, a
+//! list of [`Step`]s (run a command, remove a file, write a unit, create the environment
+//! file); `--print` prints it, otherwise it is applied in order. Status prints what
+//! [`inspect`] finds: what is installed, whether it is enabled and active, when it next
+//! fires and whether it runs this binary.
 //!
-//! It never puts a key in a unit, and never overwrites the environment file.
+//! It never puts a key in a unit, and never overwrites the environment file. Rendering the
+//! units is `crate::service`'s; running the tools, bounded in time, is [`tool`]'s.
 
-use std::io::Read as _;
+mod inspect;
+mod tool;
+
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result};
+use chrono::Local;
 
 use super::{EXIT_FAILED, EXIT_OK, print, say};
 use crate::cli::{Global, ServiceArgs, ServiceCommand};
-use crate::config::{Resolved, provider_name};
+use crate::config::{ProviderReason, Resolved};
 use crate::error;
 use crate::fsutil;
 use crate::llm::ProviderKind;
 use crate::paths::Env;
 use crate::service::{self, Manager, Mode, Rendered, Spec};
 
-/// No `systemctl` or `launchctl` call may hang a command.
-const TOOL_TIMEOUT: Duration = Duration::from_secs(30);
+pub(crate) use inspect::{Inspection, inspect};
 
 /// Settings from the installing shell a unit would not see, carried into it. Keys are not
 /// among them: they go in the environment file.
@@ -37,6 +39,9 @@ const CARRIED: [&str; 8] = [
     "XDG_CONFIG_HOME",
     "XDG_STATE_HOME",
 ];
+
+/// The variables whose presence makes `provider = auto` pick an LLM.
+const AUTO_VARS: [&str; 3] = ["ANTHROPIC_API_KEY", "OPENAI_API_KEY", "OPENAI_BASE_URL"];
 
 const ENV_FILE_HEADER: &str = "\
 # memloop's service reads this file (KEY=value lines). Put your API key here, e.g.
@@ -54,11 +59,41 @@ pub fn run(global: &Global, env: &Env, cmd: &ServiceCommand) -> Result<u8> {
     }
 }
 
+/// One change `install` or `uninstall` makes, in the order it is listed.
+#[derive(Debug, Clone)]
+enum Step {
+    /// A service-manager command. `tolerate`: a failure means it was already so (not
+    /// loaded, not enabled, no such unit), and the plan goes on.
+    Run {
+        command: Vec<String>,
+        tolerate: bool,
+    },
+    Remove(PathBuf),
+    /// The environment file, created empty and private unless it exists.
+    EnvFile(PathBuf),
+    Write(Rendered),
+}
+
+fn run_step(command: &[&str], tolerate: bool) -> Step {
+    Step::Run {
+        command: command.iter().map(|s| (*s).to_owned()).collect(),
+        tolerate,
+    }
+}
+
 fn manager_of(args: &ServiceArgs) -> Manager {
     match (args.systemd, args.launchd) {
         (true, _) => Manager::Systemd,
         (_, true) => Manager::Launchd,
         _ => Manager::native(),
+    }
+}
+
+fn mode_of(args: &ServiceArgs) -> Mode {
+    if args.daemon {
+        Mode::Daemon
+    } else {
+        Mode::Timer
     }
 }
 
@@ -113,133 +148,370 @@ fn this_binary() -> Result<PathBuf> {
     Ok(exe.canonicalize().unwrap_or(exe))
 }
 
+/// Everything `render` needs for this user, owned.
+struct Inputs {
+    binary: PathBuf,
+    config: Option<PathBuf>,
+    env_file: PathBuf,
+    carried: Vec<(String, String)>,
+    log: PathBuf,
+}
+
+impl Inputs {
+    fn new(cfg: &Resolved, env: &Env) -> Result<Self> {
+        Ok(Self {
+            binary: this_binary()?,
+            config: unit_config(cfg),
+            env_file: env_file(cfg),
+            carried: carried(cfg, env),
+            log: env.home()?.join("Library/Logs/memloop.log"),
+        })
+    }
+
+    fn spec<'a>(&'a self, cfg: &'a Resolved) -> Spec<'a> {
+        Spec {
+            binary: &self.binary,
+            config: self.config.as_deref(),
+            env_file: &self.env_file,
+            environment: &self.carried,
+            schedule: &cfg.config.schedule.cron,
+            log: &self.log,
+        }
+    }
+}
+
+/// What `install` would write now for `mode`, to tell a stale unit from a current one.
+fn expected_files(
+    cfg: &Resolved,
+    env: &Env,
+    manager: Manager,
+    mode: Mode,
+) -> Option<Vec<Rendered>> {
+    let inputs = Inputs::new(cfg, env).ok()?;
+    let dir = unit_dir(manager, env).ok()?;
+    service::render(manager, mode, &dir, &inputs.spec(cfg)).ok()
+}
+
 fn install(cfg: &Resolved, env: &Env, args: &ServiceArgs) -> Result<u8> {
     let manager = manager_of(args);
-    let mode = if args.daemon {
-        Mode::Daemon
-    } else {
-        Mode::Timer
-    };
-    let binary = this_binary()?;
-    let env_file = env_file(cfg);
-    check_ready(cfg, env, &env_file, args.print)?;
-    let config = unit_config(cfg);
-    let carried = carried(cfg, env);
+    let mode = mode_of(args);
+    let inputs = Inputs::new(cfg, env)?;
     let dir = unit_dir(manager, env)?;
-    let log = env.home()?.join("Library/Logs/memloop.log");
-    let spec = Spec {
-        binary: &binary,
-        config: config.as_deref(),
-        env_file: &env_file,
-        environment: &carried,
-        schedule: &cfg.config.schedule.cron,
-        log: &log,
-    };
-    let files =
-        service::render(manager, mode, &dir, &spec).map_err(|e| error::usage(e.to_string()))?;
-    let stale: Vec<PathBuf> = mode
-        .other()
-        .files(manager)
-        .iter()
-        .map(|f| dir.join(f))
-        .filter(|p| p.exists())
-        .collect();
-    let commands = enable_commands(manager, mode, &files, !stale.is_empty(), env)?;
-    if args.print {
-        return print_plan(&files, &env_file, &commands);
+    let files = service::render(manager, mode, &dir, &inputs.spec(cfg))
+        .map_err(|e| error::usage(e.to_string()))?;
+    for warning in check_ready(cfg, env, &inputs)? {
+        say(&format!("warning: {warning}"));
     }
-    if looks_temporary(&binary) {
+    let installed = |mode: Mode| -> Vec<PathBuf> {
+        mode.files(manager)
+            .iter()
+            .map(|f| dir.join(f))
+            .filter(|p| p.exists())
+            .collect()
+    };
+    let domain = match manager {
+        Manager::Systemd => String::new(),
+        Manager::Launchd => gui_domain(env)?,
+    };
+    let steps = install_plan(
+        manager,
+        mode,
+        &domain,
+        files,
+        &installed(mode.other()),
+        !installed(mode).is_empty(),
+        &inputs.env_file,
+    );
+    if args.print {
+        print(&render_plan(&steps))?;
+        return Ok(EXIT_OK);
+    }
+    if looks_temporary(&inputs.binary) {
         say(&format!(
-            "warning: the unit runs {}, which looks like a build or temporary directory; install memloop (cargo install --path .) and run this again from there",
-            binary.display()
+            "warning: the unit runs {}, which looks like a build or temporary directory that may go away; install memloop (cargo install --locked --path .) and run `memloop service install` again from there",
+            inputs.binary.display()
         ));
     }
-    if !stale.is_empty() {
-        // One mode at a time: never a timer and a daemon both running extractions.
-        for command in disable_commands(manager, mode.other(), env)? {
-            let _ = run_tool(&command);
-        }
-        for path in &stale {
-            std::fs::remove_file(path)
-                .with_context(|| format!("could not remove {}", path.display()))?;
-        }
-    }
-    create_env_file(&env_file)?;
-    for file in &files {
-        if let Some(parent) = file.path.parent() {
-            std::fs::create_dir_all(parent)
-                .with_context(|| format!("could not create {}", parent.display()))?;
-        }
-        fsutil::write_atomic(&file.path, file.text.as_bytes())
-            .with_context(|| format!("could not write {}", file.path.display()))?;
-        say(&format!("wrote {}", file.path.display()));
-    }
-    for command in &commands {
-        run_tool(command)?;
-    }
+    reach(manager, &domain, &inputs.spec(cfg))?;
+    apply(&steps, &inputs.spec(cfg))?;
     say(&format!(
-        "{} enabled: {} ({}); your API key goes in {}",
+        "{} enabled ({}): {}; your API key goes in {}",
         mode.unit(manager),
-        match mode {
-            Mode::Timer => format!("extraction on \"{}\"", cfg.config.schedule.cron.expr()),
-            Mode::Daemon => "memloop daemon".to_owned(),
-        },
         manager.name(),
-        env_file.display()
+        match mode {
+            Mode::Timer => format!(
+                "memloop extract on \"{}\", local time",
+                cfg.config.schedule.cron.expr()
+            ),
+            Mode::Daemon => "memloop daemon, kept running".to_owned(),
+        },
+        inputs.env_file.display()
     ));
+    if manager == Manager::Systemd && !lingers(env) {
+        say(
+            "note: a user service runs only while you are logged in; `loginctl enable-linger` lets it run when you are not",
+        );
+    }
     Ok(EXIT_OK)
 }
 
-/// Refuses an install that would run and fail every night, with the fix.
-fn check_ready(cfg: &Resolved, env: &Env, env_file: &Path, quiet: bool) -> Result<()> {
+/// The steps that install `mode`: the other mode stopped and removed first (never a timer
+/// and a daemon both running extractions), the environment file, the units, then the
+/// manager told.
+fn install_plan(
+    manager: Manager,
+    mode: Mode,
+    domain: &str,
+    files: Vec<Rendered>,
+    other_installed: &[PathBuf],
+    reinstall: bool,
+    env_file: &Path,
+) -> Vec<Step> {
+    let mut steps = Vec::new();
+    if !other_installed.is_empty() {
+        steps.extend(stop_steps(manager, mode.other(), domain));
+        steps.extend(other_installed.iter().cloned().map(Step::Remove));
+    }
+    steps.push(Step::EnvFile(env_file.to_path_buf()));
+    let unit = mode.unit(manager);
+    match manager {
+        Manager::Systemd => {
+            steps.extend(files.into_iter().map(Step::Write));
+            steps.push(run_step(&["systemctl", "--user", "daemon-reload"], false));
+            steps.push(run_step(
+                &["systemctl", "--user", "enable", "--now", unit],
+                false,
+            ));
+            // `enable --now` leaves a running daemon on its old binary and settings.
+            if reinstall && mode == Mode::Daemon {
+                steps.push(run_step(&["systemctl", "--user", "restart", unit], false));
+            }
+        }
+        Manager::Launchd => {
+            let target = format!("{domain}/{unit}");
+            let plist = files[0].path.to_string_lossy().into_owned();
+            // Loaded or not: launchd reads a plist only when it is bootstrapped.
+            steps.push(run_step(&["launchctl", "bootout", &target], true));
+            steps.extend(files.into_iter().map(Step::Write));
+            // A `launchctl disable` left from before would make bootstrap fail.
+            steps.push(run_step(&["launchctl", "enable", &target], false));
+            steps.push(run_step(&["launchctl", "bootstrap", domain, &plist], false));
+        }
+    }
+    steps
+}
+
+/// The steps that stop `mode` and keep it from starting again.
+fn stop_steps(manager: Manager, mode: Mode, domain: &str) -> Vec<Step> {
+    let unit = mode.unit(manager);
+    match manager {
+        Manager::Systemd => vec![run_step(
+            &["systemctl", "--user", "disable", "--now", unit],
+            true,
+        )],
+        Manager::Launchd => vec![run_step(
+            &["launchctl", "bootout", &format!("{domain}/{unit}")],
+            true,
+        )],
+    }
+}
+
+/// The plan as a script a reader can follow (and mostly paste): each file with its path
+/// and text, each command as it would run.
+fn render_plan(steps: &[Step]) -> String {
+    let mut out = String::new();
+    for step in steps {
+        match step {
+            Step::Run { command, .. } => {
+                let words: Vec<String> = command.iter().map(|w| shell_word(w)).collect();
+                out.push_str(&words.join(" "));
+                out.push('\n');
+            }
+            Step::Remove(path) => {
+                out.push_str(&format!("rm {}\n", shell_word(&path.to_string_lossy())));
+            }
+            Step::EnvFile(path) => out.push_str(&format!(
+                "# {}: created empty with mode 0600 if missing (your API key goes here; never overwritten)\n",
+                path.display()
+            )),
+            Step::Write(file) => {
+                out.push_str(&format!("# {}\n{}", file.path.display(), file.text));
+                if !file.text.ends_with('\n') {
+                    out.push('\n');
+                }
+                out.push('\n');
+            }
+        }
+    }
+    out
+}
+
+/// A word as a shell reads it: bare when plain, else single-quoted.
+fn shell_word(word: &str) -> String {
+    let plain = !word.is_empty()
+        && word
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "/._-+=:,@".contains(c));
+    if plain {
+        word.to_owned()
+    } else {
+        service::shell_quote(word)
+    }
+}
+
+/// Applies the plan in order. A failing command that the plan does not tolerate stops it.
+fn apply(steps: &[Step], spec: &Spec<'_>) -> Result<()> {
+    for step in steps {
+        match step {
+            Step::Run { command, tolerate } => match tool::call(command, tool::APPLY_TIMEOUT) {
+                Ok(out) if out.success => {}
+                Ok(out) if out.unreachable() => {
+                    return Err(no_manager(command, &out.said(), spec));
+                }
+                Ok(_) | Err(_) if *tolerate => {}
+                Ok(out) => anyhow::bail!(
+                    "`{}` failed ({}): {}",
+                    command.join(" "),
+                    out.code
+                        .map_or_else(|| "killed".to_owned(), |c| format!("exit {c}")),
+                    out.said()
+                ),
+                Err(tool::ToolError::Missing(program)) => {
+                    return Err(no_manager(command, &format!("{program} not found"), spec));
+                }
+                Err(e) => return Err(e.into()),
+            },
+            Step::Remove(path) => {
+                std::fs::remove_file(path)
+                    .with_context(|| format!("could not remove {}", path.display()))?;
+                say(&format!("removed {}", path.display()));
+            }
+            Step::EnvFile(path) => create_env_file(path)?,
+            Step::Write(file) => {
+                if let Some(parent) = file.path.parent() {
+                    std::fs::create_dir_all(parent)
+                        .with_context(|| format!("could not create {}", parent.display()))?;
+                }
+                fsutil::write_atomic(&file.path, file.text.as_bytes())
+                    .with_context(|| format!("could not write {}", file.path.display()))?;
+                say(&format!("wrote {}", file.path.display()));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Asks the manager a harmless question before anything is written, so a machine without
+/// one (a container, WSL) gets the alternatives and an untouched home.
+fn reach(manager: Manager, domain: &str, spec: &Spec<'_>) -> Result<()> {
+    let probe: Vec<String> = match manager {
+        Manager::Systemd => vec![
+            "systemctl".into(),
+            "--user".into(),
+            "show".into(),
+            "--property=Version".into(),
+        ],
+        Manager::Launchd => vec!["launchctl".into(), "print".into(), domain.to_owned()],
+    };
+    match tool::call(&probe, tool::QUERY_TIMEOUT) {
+        Ok(out) if out.success => Ok(()),
+        Ok(out) => Err(no_manager(&probe, &out.said(), spec)),
+        Err(tool::ToolError::Missing(program)) => {
+            Err(no_manager(&probe, &format!("{program} not found"), spec))
+        }
+        Err(e) => Err(no_manager(&probe, &e.to_string(), spec)),
+    }
+}
+
+/// The usage error for a machine whose service manager cannot be used, with the two ways
+/// that need none.
+fn no_manager(command: &[String], said: &str, spec: &Spec<'_>) -> anyhow::Error {
+    let manager = if command.first().is_some_and(|p| p == "launchctl") {
+        "launchd's user agent domain"
+    } else {
+        "systemd's user instance"
+    };
+    error::usage(format!(
+        "{manager} is not reachable (`{}`: {said}), as in a container or WSL without systemd; \
+         run `memloop daemon` under a supervisor you have, or add this line with `crontab -e`:\n  {}",
+        command.join(" "),
+        service::crontab_line(spec)
+    ))
+}
+
+/// Whether systemd keeps this user's services running after logout.
+fn lingers(env: &Env) -> bool {
+    let Some(user) = env.var("USER").or_else(|| env.var("LOGNAME")) else {
+        return true;
+    };
+    Path::new("/var/lib/systemd/linger").join(user).exists()
+}
+
+/// Refuses an install that would run and fail every night, with the fix; the warnings for
+/// one that would run, but not as the user may expect. Judged by the environment the
+/// service will have: the carried settings and the environment file, not this shell.
+fn check_ready(cfg: &Resolved, env: &Env, inputs: &Inputs) -> Result<Vec<String>> {
     if let Err(e) = super::require_vaults(cfg) {
         return Err(error::usage(format!(
             "the service would do nothing: {e}; then run this again"
         )));
     }
-    let file_keys = read_env_keys(env_file);
-    let key = match cfg.llm.kind {
-        ProviderKind::Anthropic => Some("ANTHROPIC_API_KEY"),
-        ProviderKind::OpenAi if cfg.llm.base_url == crate::config::OPENAI_DEFAULT_URL => {
-            Some("OPENAI_API_KEY")
-        }
-        _ => None,
+    let env_file = inputs.env_file.display();
+    let home = env.home()?;
+    let home = home.to_string_lossy();
+    let file_vars = std::fs::read_to_string(&inputs.env_file)
+        .map(|text| parse_env_file(&text))
+        .unwrap_or_default();
+    let service_env = Env::from_pairs(
+        std::iter::once(("HOME", home.as_ref()))
+            .chain(inputs.carried.iter().map(|(k, v)| (k.as_str(), v.as_str())))
+            .chain(file_vars.iter().map(|(k, v)| (k.as_str(), v.as_str()))),
+    );
+    let service = Resolved::new(cfg.config.clone(), cfg.paths.clone(), &service_env)
+        .map_err(|e| error::usage(format!("{e}")))?;
+    let key = match service.llm.kind {
+        ProviderKind::Anthropic => "ANTHROPIC_API_KEY",
+        _ => "OPENAI_API_KEY",
     };
-    if let Some(key) = key {
-        let in_file = file_keys.iter().any(|k| k == key);
-        if !in_file && env.var(key).is_none() {
+    let mut warnings = Vec::new();
+    if let Err(e) = service.require_credentials() {
+        if env.var(key).is_none() {
             return Err(error::usage(format!(
-                "provider {} needs {key}: put `{key}=...` in {} (the service reads it from there), then run this again",
-                provider_name(cfg.llm.kind),
-                env_file.display()
+                "the service would fail every night: {e}: put `{key}=...` in {env_file} (the service reads it from there), then run this again"
             )));
         }
-        if !in_file && !quiet {
-            say(&format!(
-                "warning: {key} is set in this shell but the service will not see it: add `{key}=...` to {}",
-                env_file.display()
-            ));
-        }
+        // It may reach the service another way (systemd's environment.d); say what to do.
+        warnings.push(format!(
+            "{key} is set in this shell but the service will not see it: add `{key}=...` to {env_file}, or each run fails"
+        ));
     }
-    if cfg.llm.kind == ProviderKind::Builtin && !quiet {
-        say(
-            "warning: no LLM is configured, so the service uses the built-in offline extractor; put ANTHROPIC_API_KEY=... (or OPENAI_API_KEY) in the environment file for real extraction",
-        );
+    if service.provider_reason == ProviderReason::Fallback {
+        warnings.push(match AUTO_VARS.iter().find(|v| env.var(v).is_some()) {
+            Some(var) => format!(
+                "{var} is set in this shell but the service will not see it, so it would use the built-in offline extractor: add `{var}=...` to {env_file}"
+            ),
+            None => format!(
+                "no LLM is configured (provider auto), so the service uses the built-in offline extractor; put ANTHROPIC_API_KEY=... (or OPENAI_API_KEY=...) in {env_file} for real extraction"
+            ),
+        });
     }
-    Ok(())
+    Ok(warnings)
 }
 
-/// The variable names an environment file sets.
-fn read_env_keys(path: &Path) -> Vec<String> {
-    let Ok(text) = std::fs::read_to_string(path) else {
-        return Vec::new();
-    };
+/// The `KEY=value` pairs of an environment file as systemd and `sh` both read it: comments
+/// and blank lines skipped, an `export ` prefix and one pair of surrounding quotes dropped.
+fn parse_env_file(text: &str) -> Vec<(String, String)> {
     text.lines()
         .map(str::trim)
-        .filter(|l| !l.starts_with('#'))
+        .filter(|l| !l.is_empty() && !l.starts_with('#') && !l.starts_with(';'))
         .filter_map(|l| {
             let (key, value) = l.strip_prefix("export ").unwrap_or(l).split_once('=')?;
-            (!value.trim().is_empty()).then(|| key.trim().to_owned())
+            let value = value.trim();
+            let value = ['"', '\'']
+                .iter()
+                .find_map(|q| value.strip_prefix(*q)?.strip_suffix(*q))
+                .unwrap_or(value);
+            Some((key.trim().to_owned(), value.to_owned()))
         })
         .collect()
 }
@@ -251,7 +523,11 @@ fn create_env_file(path: &Path) -> Result<()> {
         #[cfg(unix)]
         {
             use std::os::unix::fs::PermissionsExt;
-            let mode = std::fs::metadata(path)?.permissions().mode() & 0o777;
+            let mode = std::fs::metadata(path)
+                .with_context(|| format!("could not read {}", path.display()))?
+                .permissions()
+                .mode()
+                & 0o777;
             if mode & 0o077 != 0 {
                 std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o600))
                     .with_context(|| format!("could not make {} private", path.display()))?;
@@ -277,75 +553,16 @@ fn create_env_file(path: &Path) -> Result<()> {
     Ok(())
 }
 
+/// A binary in a cargo `target/` directory or the temp directory, which a unit would
+/// outlive.
 fn looks_temporary(binary: &Path) -> bool {
     let text = binary.to_string_lossy();
     text.contains("/target/debug/")
         || text.contains("/target/release/")
+        || binary
+            .ancestors()
+            .any(|dir| dir.ends_with("target") && dir.join("CACHEDIR.TAG").exists())
         || binary.starts_with(std::env::temp_dir())
-}
-
-/// The commands that load and start what was written.
-fn enable_commands(
-    manager: Manager,
-    mode: Mode,
-    files: &[Rendered],
-    replacing: bool,
-    env: &Env,
-) -> Result<Vec<Vec<String>>> {
-    let strings = |v: &[&str]| v.iter().map(|s| (*s).to_owned()).collect::<Vec<_>>();
-    Ok(match manager {
-        Manager::Systemd => {
-            let mut out = Vec::new();
-            if replacing {
-                out.push(strings(&[
-                    "systemctl",
-                    "--user",
-                    "disable",
-                    "--now",
-                    mode.other().unit(manager),
-                ]));
-            }
-            out.push(strings(&["systemctl", "--user", "daemon-reload"]));
-            out.push(strings(&[
-                "systemctl",
-                "--user",
-                "enable",
-                "--now",
-                mode.unit(manager),
-            ]));
-            out
-        }
-        Manager::Launchd => {
-            let domain = gui_domain(env)?;
-            let plist = files[0].path.to_string_lossy().into_owned();
-            vec![
-                strings(&[
-                    "launchctl",
-                    "bootout",
-                    &format!("{domain}/{}", mode.unit(manager)),
-                ]),
-                vec!["launchctl".into(), "bootstrap".into(), domain, plist],
-            ]
-        }
-    })
-}
-
-fn disable_commands(manager: Manager, mode: Mode, env: &Env) -> Result<Vec<Vec<String>>> {
-    let strings = |v: &[&str]| v.iter().map(|s| (*s).to_owned()).collect::<Vec<_>>();
-    Ok(match manager {
-        Manager::Systemd => vec![strings(&[
-            "systemctl",
-            "--user",
-            "disable",
-            "--now",
-            mode.unit(manager),
-        ])],
-        Manager::Launchd => vec![strings(&[
-            "launchctl",
-            "bootout",
-            &format!("{}/{}", gui_domain(env)?, mode.unit(manager)),
-        ])],
-    })
 }
 
 /// `gui/<uid>`, launchd's domain for the logged-in user.
@@ -353,76 +570,78 @@ fn gui_domain(env: &Env) -> Result<String> {
     if let Some(uid) = env.var("UID") {
         return Ok(format!("gui/{uid}"));
     }
-    let out = run_tool(&["id".to_owned(), "-u".to_owned()])?;
-    Ok(format!("gui/{}", out.trim()))
-}
-
-fn print_plan(files: &[Rendered], env_file: &Path, commands: &[Vec<String>]) -> Result<u8> {
-    let mut out = String::new();
-    for file in files {
-        out.push_str(&format!("# {}\n{}\n", file.path.display(), file.text));
-    }
-    out.push_str(&format!(
-        "# {} (created empty, mode 0600, if missing: your API key goes here)\n",
-        env_file.display()
-    ));
-    out.push_str("# then:\n");
-    for command in commands {
-        out.push_str(&command.join(" "));
-        out.push('\n');
-    }
-    print(&out)?;
-    Ok(EXIT_OK)
+    let out = tool::call(&["id".to_owned(), "-u".to_owned()], tool::QUERY_TIMEOUT)?;
+    let uid = out.stdout.trim();
+    anyhow::ensure!(
+        out.success && !uid.is_empty() && uid.chars().all(|c| c.is_ascii_digit()),
+        "could not find your user id (`id -u`: {})",
+        out.said()
+    );
+    Ok(format!("gui/{uid}"))
 }
 
 fn uninstall(cfg: &Resolved, env: &Env, args: &ServiceArgs) -> Result<u8> {
     let manager = manager_of(args);
     let dir = unit_dir(manager, env)?;
-    let mut removed = 0;
-    for mode in [Mode::Timer, Mode::Daemon] {
-        let paths: Vec<PathBuf> = mode
-            .files(manager)
-            .iter()
-            .map(|f| dir.join(f))
-            .filter(|p| p.exists())
-            .collect();
-        if paths.is_empty() {
-            continue;
-        }
-        let commands = disable_commands(manager, mode, env)?;
-        if args.print {
-            for command in &commands {
-                print(&format!("{}\n", command.join(" ")))?;
-            }
-            for path in &paths {
-                print(&format!("rm {}\n", path.display()))?;
-            }
-            continue;
-        }
-        for command in &commands {
-            // Already stopped or never loaded is fine: the files go either way.
-            if let Err(e) = run_tool(command) {
-                say(&format!("warning: {e:#}"));
-            }
-        }
-        for path in &paths {
-            std::fs::remove_file(path)
-                .with_context(|| format!("could not remove {}", path.display()))?;
-            say(&format!("removed {}", path.display()));
-            removed += 1;
-        }
-    }
-    if manager == Manager::Systemd && removed > 0 && !args.print {
-        let _ = run_tool(&["systemctl".into(), "--user".into(), "daemon-reload".into()]);
-    }
-    if removed == 0 && !args.print {
-        say(&format!(
-            "no memloop {} service is installed",
-            manager.name()
-        ));
-    }
+    let installed: Vec<(Mode, Vec<PathBuf>)> = [Mode::Timer, Mode::Daemon]
+        .into_iter()
+        .map(|mode| {
+            let paths = mode
+                .files(manager)
+                .iter()
+                .map(|f| dir.join(f))
+                .filter(|p| p.exists())
+                .collect::<Vec<_>>();
+            (mode, paths)
+        })
+        .filter(|(_, paths)| !paths.is_empty())
+        .collect();
     let env_file = env_file(cfg);
-    if env_file.exists() && !args.print {
+    if installed.is_empty() {
+        say(&format!(
+            "no memloop {} service is installed in {}",
+            manager.name(),
+            dir.display()
+        ));
+        return Ok(EXIT_OK);
+    }
+    let domain = match manager {
+        Manager::Systemd => String::new(),
+        // Without a user id there is nothing loaded to boot out; the files still go.
+        Manager::Launchd => gui_domain(env).unwrap_or_else(|_| "gui/$(id -u)".to_owned()),
+    };
+    let mut steps = Vec::new();
+    for (mode, paths) in installed {
+        steps.extend(stop_steps(manager, mode, &domain));
+        steps.extend(paths.into_iter().map(Step::Remove));
+    }
+    if manager == Manager::Systemd {
+        steps.push(run_step(&["systemctl", "--user", "daemon-reload"], true));
+    }
+    if args.print {
+        print(&render_plan(&steps))?;
+        return Ok(EXIT_OK);
+    }
+    for step in &steps {
+        match step {
+            // Already stopped, never loaded, or no manager at all: the files go either way.
+            Step::Run { command, .. } => match tool::call(command, tool::APPLY_TIMEOUT) {
+                Ok(out) if out.success => {}
+                Ok(out) if out.unreachable() => {
+                    say(&format!("warning: `{}`: {}", command.join(" "), out.said()));
+                }
+                Ok(_) => {}
+                Err(e) => say(&format!("warning: {e}")),
+            },
+            Step::Remove(path) => {
+                std::fs::remove_file(path)
+                    .with_context(|| format!("could not remove {}", path.display()))?;
+                say(&format!("removed {}", path.display()));
+            }
+            Step::EnvFile(_) | Step::Write(_) => {}
+        }
+    }
+    if env_file.exists() {
         say(&format!(
             "kept {}: it holds your API key; delete it yourself if you no longer need it",
             env_file.display()
@@ -431,214 +650,94 @@ fn uninstall(cfg: &Resolved, env: &Env, args: &ServiceArgs) -> Result<u8> {
     Ok(EXIT_OK)
 }
 
-/// What is installed for one service manager, read without changing anything.
-#[derive(Debug, Clone)]
-pub(crate) struct Inspection {
-    pub manager: Manager,
-    /// The installed mode and its main file, if any.
-    pub installed: Option<(Mode, PathBuf)>,
-    /// The binary the installed unit runs.
-    pub binary: Option<PathBuf>,
-    /// Whether that is the running binary.
-    pub points_here: bool,
-    /// Whether the installed files are what `install` would write now (binary, schedule,
-    /// carried settings).
-    pub current: bool,
-    /// Enabled (systemd) or loaded (launchd); `None` when the manager could not be asked.
-    pub enabled: Option<bool>,
-}
-
-/// Looks at what is installed for the native service manager. Runs `systemctl --user
-/// is-enabled` or `launchctl print`, bounded in time.
-pub(crate) fn inspect(cfg: &Resolved, env: &Env, manager: Manager) -> Result<Inspection> {
-    let dir = unit_dir(manager, env)?;
-    let installed = [Mode::Timer, Mode::Daemon].into_iter().find_map(|mode| {
-        let path = dir.join(mode.files(manager)[0]);
-        path.exists().then_some((mode, path))
-    });
-    let mut inspection = Inspection {
-        manager,
-        installed: installed.clone(),
-        binary: None,
-        points_here: false,
-        current: false,
-        enabled: None,
-    };
-    let Some((mode, path)) = installed else {
-        return Ok(inspection);
-    };
-    let text = std::fs::read_to_string(&path)
-        .with_context(|| format!("could not read {}", path.display()))?;
-    let here = this_binary()?;
-    inspection.binary = service::installed_binary(manager, &text);
-    inspection.points_here = inspection.binary.as_deref() == Some(here.as_path());
-    inspection.current = expected_texts(cfg, env, manager, mode, &dir).is_some_and(|expected| {
-        expected
-            .iter()
-            .all(|f| std::fs::read_to_string(&f.path).is_ok_and(|t| t == f.text))
-    });
-    inspection.enabled = match manager {
-        Manager::Systemd => {
-            run_tool_status(&["systemctl", "--user", "is-enabled", mode.unit(manager)])
-        }
-        Manager::Launchd => gui_domain(env).ok().and_then(|domain| {
-            run_tool_status(&[
-                "launchctl",
-                "print",
-                &format!("{domain}/{}", mode.unit(manager)),
-            ])
-        }),
-    };
-    Ok(inspection)
-}
-
-/// What `install` would write now, to tell a stale unit from a current one.
-fn expected_texts(
-    cfg: &Resolved,
-    env: &Env,
-    manager: Manager,
-    mode: Mode,
-    dir: &Path,
-) -> Option<Vec<Rendered>> {
-    let binary = this_binary().ok()?;
-    let env_file = env_file(cfg);
-    let config = unit_config(cfg);
-    let carried = carried(cfg, env);
-    let log = env.home().ok()?.join("Library/Logs/memloop.log");
-    service::render(
-        manager,
-        mode,
-        dir,
-        &Spec {
-            binary: &binary,
-            config: config.as_deref(),
-            env_file: &env_file,
-            environment: &carried,
-            schedule: &cfg.config.schedule.cron,
-            log: &log,
-        },
-    )
-    .ok()
-}
-
 fn status(cfg: &Resolved, env: &Env, args: &ServiceArgs) -> Result<u8> {
     let manager = manager_of(args);
     let i = inspect(cfg, env, manager)?;
+    let (text, healthy) = describe(&i, cfg, &this_binary()?, &Local::now());
+    print(&text)?;
+    Ok(if healthy { EXIT_OK } else { EXIT_FAILED })
+}
+
+/// What `status` prints for an inspection, and whether all is well: installed, enabled,
+/// active, running `here`, and what this config would install.
+fn describe(
+    i: &Inspection,
+    cfg: &Resolved,
+    here: &Path,
+    now: &chrono::DateTime<Local>,
+) -> (String, bool) {
+    let manager = i.manager.name();
     let Some((mode, path)) = &i.installed else {
-        print(&format!(
-            "not installed ({}): run `memloop service install` (or see README: Running it every night)\n",
-            manager.name()
-        ))?;
-        return Ok(EXIT_FAILED);
+        return (
+            format!(
+                "not installed ({manager}): run `memloop service install` (or see README: Running it every night)\n"
+            ),
+            false,
+        );
     };
-    let mut out = format!("installed: {} ({})\n", path.display(), mode.unit(manager));
+    let unit = mode.unit(i.manager);
+    let again = "run `memloop service install` again";
+    let mut out = format!("installed: {} ({unit}, {manager})\n", path.display());
+    for file in i.files.iter().filter(|f| *f != path) {
+        out.push_str(&format!("  and {}\n", file.display()));
+    }
     let mut healthy = true;
+    if let Some(why) = &i.unreachable {
+        healthy = false;
+        out.push_str(&format!("{manager} could not be asked: {why}\n"));
+    }
     match i.enabled {
         Some(true) => out.push_str("enabled: yes\n"),
         Some(false) => {
             healthy = false;
-            out.push_str(&format!(
-                "enabled: no: run `memloop service install` again to enable {}\n",
-                mode.unit(manager)
-            ));
+            out.push_str(&format!("enabled: no: {again} to enable {unit}\n"));
         }
-        None => out.push_str(&format!(
-            "enabled: unknown ({} did not answer)\n",
-            manager.name()
-        )),
+        None => out.push_str("enabled: unknown\n"),
     }
-    if *mode == Mode::Timer || *mode == Mode::Daemon {
-        let schedule = &cfg.config.schedule.cron;
-        match schedule.next_after(&chrono::Local::now()) {
-            Some(next) => out.push_str(&format!(
-                "next run: {} (\"{}\", local time)\n",
-                next.format("%Y-%m-%d %H:%M"),
-                schedule.expr()
-            )),
-            None => out.push_str(&format!("next run: never (\"{}\")\n", schedule.expr())),
+    match (i.active, mode) {
+        (Some(true), Mode::Timer) => out.push_str("active: yes (waiting for the next run)\n"),
+        (Some(true), Mode::Daemon) => out.push_str("active: yes (running)\n"),
+        (Some(false), _) => {
+            healthy = false;
+            out.push_str(&format!("active: no: {again} to start {unit}\n"));
         }
+        (None, _) => {}
+    }
+    let expr = i
+        .schedule
+        .as_ref()
+        .unwrap_or(&cfg.config.schedule.cron)
+        .expr();
+    match i.next_run(cfg, now) {
+        Some(next) => out.push_str(&format!(
+            "next run: {} (\"{expr}\", local time)\n",
+            next.format("%Y-%m-%d %H:%M")
+        )),
+        None => out.push_str(&format!("next run: never (\"{expr}\")\n")),
     }
     match (&i.binary, i.points_here) {
         (Some(b), true) => out.push_str(&format!("binary: {} (this one)\n", b.display())),
         (Some(b), false) => {
             healthy = false;
             out.push_str(&format!(
-                "binary: {} is not this memloop ({}): run `memloop service install` again\n",
+                "binary: {} is not this memloop ({}): {again}\n",
                 b.display(),
-                this_binary()?.display()
+                here.display()
             ));
         }
         (None, _) => {
             healthy = false;
-            out.push_str("binary: the unit names none: run `memloop service install` again\n");
+            out.push_str(&format!("binary: the unit names none: {again}\n"));
         }
     }
     if !i.current && i.points_here {
         healthy = false;
-        out.push_str("stale: the unit differs from what this config would install (schedule or settings changed): run `memloop service install` again\n");
+        out.push_str(&format!(
+            "stale: the unit differs from what this config would install (schedule or settings changed): {again}\n"
+        ));
     }
-    print(&out)?;
-    Ok(if healthy { EXIT_OK } else { EXIT_FAILED })
+    (out, healthy)
 }
 
-/// Runs a service-manager command, bounded in time; its stdout on success, an error with
-/// its stderr otherwise. A missing tool names the alternative.
-fn run_tool(command: &[String]) -> Result<String> {
-    let (program, args) = command.split_first().context("empty command")?;
-    let mut child = Command::new(program)
-        .args(args)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .map_err(|e| {
-            if e.kind() == std::io::ErrorKind::NotFound {
-                error::usage(format!(
-                    "{program} not found: this machine has no {} user session; run `memloop service install --print` to see the units, use `memloop daemon` under another supervisor, or add a crontab line (see README: Running it every night)",
-                    if program == "launchctl" { "launchd" } else { "systemd" }
-                ))
-            } else {
-                anyhow::Error::new(e).context(format!("could not run {program}"))
-            }
-        })?;
-    let start = Instant::now();
-    let status = loop {
-        if let Some(status) = child.try_wait()? {
-            break status;
-        }
-        if start.elapsed() > TOOL_TIMEOUT {
-            let _ = child.kill();
-            let _ = child.wait();
-            anyhow::bail!(
-                "{} did not answer within {} s",
-                command.join(" "),
-                TOOL_TIMEOUT.as_secs()
-            );
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    };
-    let mut stdout = String::new();
-    let mut stderr = String::new();
-    if let Some(mut s) = child.stdout.take() {
-        let _ = s.read_to_string(&mut stdout);
-    }
-    if let Some(mut s) = child.stderr.take() {
-        let _ = s.read_to_string(&mut stderr);
-    }
-    if status.success() {
-        Ok(stdout)
-    } else {
-        anyhow::bail!("{} failed ({status}): {}", command.join(" "), stderr.trim())
-    }
-}
-
-/// Whether a query command succeeds; `None` when it cannot be run at all.
-fn run_tool_status(command: &[&str]) -> Option<bool> {
-    let command: Vec<String> = command.iter().map(|s| (*s).to_owned()).collect();
-    match run_tool(&command) {
-        Ok(_) => Some(true),
-        Err(e) if error::kind_of(&e) == error::Kind::Usage => None,
-        Err(e) if e.to_string().contains("did not answer") => None,
-        Err(_) => Some(false),
-    }
-}
+#[cfg(test)]
+mod tests;

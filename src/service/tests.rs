@@ -45,6 +45,7 @@ fn systemd_daemon_unit_with_an_awkward_path_and_config() {
     let mut s = spec(binary, &schedule, &[]);
     let config = Path::new("/home/ada/my config/memloop.toml");
     s.config = Some(config);
+    s.env_file = Path::new("/home/ada/my config/50% off/env");
     let files = render(Manager::Systemd, Mode::Daemon, Path::new("/u"), &s).unwrap();
     insta::assert_snapshot!(texts(&files));
     let unit = &files[0].text;
@@ -52,9 +53,75 @@ fn systemd_daemon_unit_with_an_awkward_path_and_config() {
         unit.contains(r#"ExecStart="/opt/my tools/100%%/mem\"loop" --config "/home/ada/my config/memloop.toml" daemon"#),
         "{unit}"
     );
+    assert!(
+        unit.contains("EnvironmentFile=-/home/ada/my config/50%% off/env\n"),
+        "{unit}"
+    );
     assert_eq!(
         installed_binary(Manager::Systemd, unit).as_deref(),
         Some(binary)
+    );
+}
+
+#[test]
+fn systemd_timer_units_for_a_path_with_a_space_and_a_percent() {
+    let schedule = Schedule::parse("0 3 * * *").unwrap();
+    let env = [(
+        "VAULTS_DIR".to_owned(),
+        "/home/ada/my vaults/100%".to_owned(),
+    )];
+    let mut s = spec(Path::new("/home/ada/my bin/100% memloop"), &schedule, &env);
+    s.env_file = Path::new("/home/ada/.config/memory loop/%h/env");
+    let files = render(Manager::Systemd, Mode::Timer, Path::new("/u"), &s).unwrap();
+    insta::assert_snapshot!(texts(&files));
+    assert!(
+        files[0]
+            .text
+            .contains("ExecStart=\"/home/ada/my bin/100%% memloop\" extract --quiet\n"),
+        "{}",
+        files[0].text
+    );
+    assert!(
+        files[0]
+            .text
+            .contains("EnvironmentFile=-/home/ada/.config/memory loop/%%h/env\n"),
+        "{}",
+        files[0].text
+    );
+    assert!(
+        files[0]
+            .text
+            .contains("Environment=\"VAULTS_DIR=/home/ada/my vaults/100%%\"\n"),
+        "{}",
+        files[0].text
+    );
+}
+
+#[test]
+fn the_installed_schedule_is_read_back_from_the_timer_or_agent() {
+    for expr in ["0 3 * * *", "15 4 * * 1-5", "0 9 1 * *", "@daily"] {
+        let schedule = Schedule::parse(expr).unwrap();
+        let s = spec(Path::new("/bin/memloop"), &schedule, &[]);
+        for manager in [Manager::Systemd, Manager::Launchd] {
+            let files = render(manager, Mode::Timer, Path::new("/u"), &s).unwrap();
+            let read = files
+                .iter()
+                .find_map(|f| installed_schedule(manager, &f.text));
+            assert_eq!(read.as_ref().map(Schedule::expr), Some(expr), "{manager:?}");
+            let daemon = render(manager, Mode::Daemon, Path::new("/u"), &s).unwrap();
+            assert_eq!(installed_schedule(manager, &daemon[0].text), None);
+        }
+    }
+}
+
+#[test]
+fn the_crontab_line_reads_the_env_file_and_escapes_percent() {
+    let schedule = Schedule::parse("30 2 * * 1-5").unwrap();
+    let mut s = spec(Path::new("/opt/it's/memloop"), &schedule, &[]);
+    s.env_file = Path::new("/home/ada/100%/env");
+    assert_eq!(
+        crontab_line(&s),
+        r"30 2 * * 1-5 set -a; [ -r '/home/ada/100\%/env' ] && . '/home/ada/100\%/env'; set +a; exec '/opt/it'\''s/memloop' extract -q"
     );
 }
 
@@ -109,6 +176,7 @@ fn quoting_round_trips_for_each_format() {
         "/p/100%",
         "/d/$HOME",
         "/e/back\\slash",
+        "/f/new\nline\ttab\u{7}bell",
     ] {
         let unit = format!("ExecStart={} extract\n", systemd_quote(value, true));
         assert_eq!(
