@@ -564,3 +564,138 @@ fn systemd_analyze_verifies_the_rendered_units() {
         );
     }
 }
+
+/// A systemd user instance of the test's own, in the temp home, stopped when dropped.
+struct UserSystemd {
+    child: std::process::Child,
+    runtime: PathBuf,
+}
+
+impl UserSystemd {
+    /// `None` where systemd cannot run a user instance (not booted with systemd: most
+    /// containers).
+    fn start(env: &TestEnv) -> Option<Self> {
+        if !Path::new("/run/systemd/system").is_dir() {
+            return None;
+        }
+        let binary = ["/usr/lib/systemd/systemd", "/lib/systemd/systemd"]
+            .into_iter()
+            .find(|p| Path::new(p).exists())?;
+        let runtime = env.root().join("run");
+        std::fs::create_dir_all(&runtime).unwrap();
+        std::fs::set_permissions(&runtime, std::fs::Permissions::from_mode(0o700)).unwrap();
+        let child = std::process::Command::new(binary)
+            .arg("--user")
+            .env_clear()
+            .env("HOME", env.home())
+            .env("XDG_CONFIG_HOME", env.home().join(".config"))
+            .env("XDG_RUNTIME_DIR", &runtime)
+            .env("PATH", std::env::var("PATH").unwrap_or_default())
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .ok()?;
+        let systemd = Self { child, runtime };
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+        while !systemd.runtime.join("systemd/private").exists() {
+            if std::time::Instant::now() > deadline {
+                return None;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(100));
+        }
+        Some(systemd)
+    }
+
+    fn systemctl(&self, args: &[&str]) -> String {
+        let out = std::process::Command::new("systemctl")
+            .arg("--user")
+            .args(args)
+            .env("XDG_RUNTIME_DIR", &self.runtime)
+            .output()
+            .unwrap();
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    }
+}
+
+impl Drop for UserSystemd {
+    fn drop(&mut self) {
+        // SIGTERM lets it stop its units; then make sure.
+        let _ = std::process::Command::new("kill")
+            .arg(self.child.id().to_string())
+            .status();
+        std::thread::sleep(std::time::Duration::from_secs(1));
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// The proof that the installed units work: a real systemd user instance loads them, the
+/// timer fires and the run it starts writes memory. Slow (up to a minute for the timer)
+/// and only where systemd can run a user instance, so run on demand:
+/// `cargo test --test it -- --ignored a_real_user_systemd`.
+#[test]
+#[ignore = "starts a real systemd --user and waits for the timer"]
+fn a_real_user_systemd_fires_the_timer_and_the_run_writes_memory() {
+    let env = TestEnv::with_fixtures();
+    env.config("settle_minutes = 0\n[schedule]\ncron = \"* * * * *\"\n");
+    let Some(systemd) = UserSystemd::start(&env) else {
+        eprintln!("no systemd user instance can run here: timer not proven");
+        return;
+    };
+    let claude = env.root().join("claude");
+    let out = env
+        .cmd()
+        .env("XDG_RUNTIME_DIR", &systemd.runtime)
+        // The memory file under the temp dir whatever HOME the manager gives the unit.
+        .env("CLAUDE_CONFIG_DIR", &claude)
+        .args(["service", "install", "--systemd"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    // The randomized delay is the unit's; the test need not wait for it.
+    write_file(
+        &units(&env).join("memloop-extract.timer.d/now.conf"),
+        b"[Timer]\nRandomizedDelaySec=0\n",
+    );
+    systemd.systemctl(&["daemon-reload"]);
+    let memory = claude.join("rules/memory.md");
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(90);
+    while !memory.exists() {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the timer did not fire a run: {}",
+            systemd.systemctl(&["list-timers", "--all", "--no-pager"])
+        );
+        std::thread::sleep(std::time::Duration::from_millis(500));
+    }
+    assert!(read(&memory).contains("## "), "{}", read(&memory));
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    loop {
+        let shown = systemd.systemctl(&[
+            "show",
+            "memloop-extract.service",
+            "-p",
+            "Result",
+            "-p",
+            "ExecMainStatus",
+            "-p",
+            "ActiveState",
+        ]);
+        if shown.contains("ActiveState=inactive") {
+            assert!(shown.contains("Result=success"), "{shown}");
+            assert!(shown.contains("ExecMainStatus=0"), "{shown}");
+            break;
+        }
+        assert!(std::time::Instant::now() < deadline, "{shown}");
+        std::thread::sleep(std::time::Duration::from_millis(200));
+    }
+    let out = env
+        .cmd()
+        .env("XDG_RUNTIME_DIR", &systemd.runtime)
+        .env("CLAUDE_CONFIG_DIR", &claude)
+        .args(["service", "status", "--systemd"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stdout(&out));
+    assert!(stdout(&out).contains("active: yes"), "{}", stdout(&out));
+}
