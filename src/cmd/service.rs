@@ -44,9 +44,10 @@ const CARRIED: [&str; 8] = [
 const AUTO_VARS: [&str; 3] = ["ANTHROPIC_API_KEY", "OPENAI_API_KEY", "OPENAI_BASE_URL"];
 
 const ENV_FILE_HEADER: &str = "\
-# memloop's service reads this file (KEY=value lines). Put your API key here, e.g.
+# memloop's service reads this file: KEY=value lines, without `export` (systemd ignores
+# such lines). Put your API key here, e.g.
 #   ANTHROPIC_API_KEY=sk-ant-...
-# or OPENAI_API_KEY=... ; keep this file private (mode 0600). memloop never writes to it
+# or OPENAI_API_KEY=... . Keep this file private (mode 0600); memloop never writes to it
 # after creating it.
 ";
 
@@ -459,9 +460,17 @@ fn check_ready(cfg: &Resolved, env: &Env, inputs: &Inputs) -> Result<Vec<String>
     let env_file = inputs.env_file.display();
     let home = env.home()?;
     let home = home.to_string_lossy();
-    let file_vars = std::fs::read_to_string(&inputs.env_file)
+    let (file_vars, exported) = std::fs::read_to_string(&inputs.env_file)
         .map(|text| parse_env_file(&text))
         .unwrap_or_default();
+    let mut warnings: Vec<String> = exported
+        .iter()
+        .map(|k| {
+            format!(
+                "{env_file}: systemd ignores `export {k}=...`: write `{k}=...` without `export`"
+            )
+        })
+        .collect();
     let service_env = Env::from_pairs(
         std::iter::once(("HOME", home.as_ref()))
             .chain(inputs.carried.iter().map(|(k, v)| (k.as_str(), v.as_str())))
@@ -473,8 +482,12 @@ fn check_ready(cfg: &Resolved, env: &Env, inputs: &Inputs) -> Result<Vec<String>
         ProviderKind::Anthropic => "ANTHROPIC_API_KEY",
         _ => "OPENAI_API_KEY",
     };
-    let mut warnings = Vec::new();
     if let Err(e) = service.require_credentials() {
+        if exported.iter().any(|k| k == key) {
+            return Err(error::usage(format!(
+                "the service would fail every night: {e}: systemd ignores `export {key}=...` in {env_file}: write `{key}=...` without `export`, then run this again"
+            )));
+        }
         if env.var(key).is_none() {
             return Err(error::usage(format!(
                 "the service would fail every night: {e}: put `{key}=...` in {env_file} (the service reads it from there), then run this again"
@@ -498,22 +511,33 @@ fn check_ready(cfg: &Resolved, env: &Env, inputs: &Inputs) -> Result<Vec<String>
     Ok(warnings)
 }
 
-/// The `KEY=value` pairs of an environment file as systemd and `sh` both read it: comments
-/// and blank lines skipped, an `export ` prefix and one pair of surrounding quotes dropped.
-fn parse_env_file(text: &str) -> Vec<(String, String)> {
-    text.lines()
-        .map(str::trim)
-        .filter(|l| !l.is_empty() && !l.starts_with('#') && !l.starts_with(';'))
-        .filter_map(|l| {
-            let (key, value) = l.strip_prefix("export ").unwrap_or(l).split_once('=')?;
-            let value = value.trim();
-            let value = ['"', '\'']
-                .iter()
-                .find_map(|q| value.strip_prefix(*q)?.strip_suffix(*q))
-                .unwrap_or(value);
-            Some((key.trim().to_owned(), value.to_owned()))
-        })
-        .collect()
+/// The `KEY=value` pairs of an environment file as systemd reads it (comments and blank
+/// lines skipped, one pair of surrounding quotes dropped), and the keys of the lines that
+/// start with `export `: `sh` (launchd's agent) takes them, systemd silently ignores them.
+fn parse_env_file(text: &str) -> (Vec<(String, String)>, Vec<String>) {
+    let mut pairs = Vec::new();
+    let mut exported = Vec::new();
+    for line in text.lines().map(str::trim) {
+        if line.is_empty() || line.starts_with('#') || line.starts_with(';') {
+            continue;
+        }
+        if let Some(rest) = line.strip_prefix("export ") {
+            if let Some((key, _)) = rest.split_once('=') {
+                exported.push(key.trim().to_owned());
+            }
+            continue;
+        }
+        let Some((key, value)) = line.split_once('=') else {
+            continue;
+        };
+        let value = value.trim();
+        let value = ['"', '\'']
+            .iter()
+            .find_map(|q| value.strip_prefix(*q)?.strip_suffix(*q))
+            .unwrap_or(value);
+        pairs.push((key.trim().to_owned(), value.to_owned()));
+    }
+    (pairs, exported)
 }
 
 /// Creates the environment file empty (a comment) and private; an existing one is kept,

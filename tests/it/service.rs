@@ -380,10 +380,24 @@ fn install_refuses_without_a_vault_or_with_a_provider_that_has_no_key() {
     );
     assert!(!units(&env).exists());
 
-    // The key in the environment file is what the service will use: accepted.
+    // systemd ignores an `export` line: the service would still have no key.
     write_file(
         &env.config_dir().join("env"),
         b"# mine\nexport ANTHROPIC_API_KEY=\"sk-ant-x\"\n",
+    );
+    let out = tools.memloop(&env, &["service", "install", "--systemd"]);
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("systemd ignores `export ANTHROPIC_API_KEY=...`"),
+        "{err}"
+    );
+    assert!(!units(&env).exists());
+
+    // The key in the environment file is what the service will use: accepted.
+    write_file(
+        &env.config_dir().join("env"),
+        b"# mine\nANTHROPIC_API_KEY=\"sk-ant-x\"\n",
     );
     let out = tools.memloop(&env, &["service", "install", "--systemd"]);
     assert!(out.status.success(), "{}", stderr(&out));
