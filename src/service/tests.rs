@@ -189,3 +189,64 @@ fn quoting_round_trips_for_each_format() {
     assert_eq!(xml_escape("a<b>&\"c'"), "a&lt;b&gt;&amp;&quot;c&apos;");
     assert_eq!(systemd_quote("/plain/path", true), "/plain/path");
 }
+
+/// The agent's `/bin/sh -c` script, run for real with an awkward binary and env file path:
+/// the key from the env file (with `export` too, which sh takes) reaches the binary, and the
+/// arguments arrive as written.
+#[cfg(unix)]
+#[test]
+fn the_launchd_script_sources_the_env_file_and_runs_the_binary() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().unwrap();
+    let bin_dir = dir.path().join("it's 100% \"mine\"");
+    std::fs::create_dir_all(&bin_dir).unwrap();
+    let binary = bin_dir.join("mem loop");
+    let out = dir.path().join("out");
+    let script = format!(
+        "#!/bin/sh\nprintf '%s|' \"$@\" \"$ANTHROPIC_API_KEY\" \"$OPENAI_API_KEY\" > '{}'\n",
+        out.display()
+    );
+    std::fs::write(&binary, script).unwrap();
+    std::fs::set_permissions(&binary, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let env_file = bin_dir.join("env & co");
+    std::fs::write(
+        &env_file,
+        "# key\nANTHROPIC_API_KEY=\"sk-ant-1\"\nexport OPENAI_API_KEY=sk-2\n",
+    )
+    .unwrap();
+    let config = bin_dir.join("my config.toml");
+    let schedule = Schedule::parse("0 3 * * *").unwrap();
+    let mut s = spec(&binary, &schedule, &[]);
+    s.env_file = &env_file;
+    s.config = Some(&config);
+    for (mode, args) in [(Mode::Timer, "extract|--quiet|"), (Mode::Daemon, "daemon|")] {
+        let plist = &render(Manager::Launchd, mode, Path::new("/a"), &s).unwrap()[0].text;
+        let (_, rest) = plist
+            .split_once("<string>-c</string>\n\t\t<string>")
+            .unwrap();
+        let (script, _) = rest.split_once("</string>").unwrap();
+        let status = std::process::Command::new("/bin/sh")
+            .args(["-c", &xml_unescape(script)])
+            .env_clear()
+            .status()
+            .unwrap();
+        assert!(status.success());
+        assert_eq!(
+            std::fs::read_to_string(&out).unwrap(),
+            format!("--config|{}|{args}sk-ant-1|sk-2|", config.display())
+        );
+    }
+    // A missing env file is no error: the service runs without a key.
+    std::fs::remove_file(&env_file).unwrap();
+    let plist = &render(Manager::Launchd, Mode::Daemon, Path::new("/a"), &s).unwrap()[0].text;
+    let (_, rest) = plist
+        .split_once("<string>-c</string>\n\t\t<string>")
+        .unwrap();
+    let (script, _) = rest.split_once("</string>").unwrap();
+    let status = std::process::Command::new("/bin/sh")
+        .args(["-c", &xml_unescape(script)])
+        .env_clear()
+        .status()
+        .unwrap();
+    assert!(status.success());
+}
