@@ -716,7 +716,10 @@ fn describe(
             healthy = false;
             out.push_str(&format!("enabled: no: {again} to enable {unit}\n"));
         }
-        None => out.push_str("enabled: unknown\n"),
+        None => {
+            healthy = false;
+            out.push_str("enabled: unknown\n");
+        }
     }
     match (i.active, mode) {
         (Some(true), Mode::Timer) => out.push_str("active: yes (waiting for the next run)\n"),

@@ -531,6 +531,19 @@ fn status_says_whether_the_unit_runs_this_binary() {
         "{text}"
     );
 
+    // A timer whose service file is gone is installed and broken, not absent.
+    std::fs::remove_file(&path).unwrap();
+    let (code, text) = status();
+    assert_eq!(code, Some(1), "{text}");
+    assert!(
+        text.starts_with(&format!(
+            "installed: {} (memloop-extract.timer, systemd)\n",
+            units(&env).join("memloop-extract.timer").display()
+        )),
+        "{text}"
+    );
+    assert!(text.contains("binary: the unit names none"), "{text}");
+
     // A changed schedule makes the installed timer stale; it still fires on its own.
     let out = tools.memloop(&env, &["service", "install", "--systemd"]);
     assert!(out.status.success());

@@ -64,9 +64,15 @@ impl Inspection {
 /// reached leaves `enabled` and `active` unknown.
 pub(crate) fn inspect(cfg: &Resolved, env: &Env, manager: Manager) -> Result<Inspection> {
     let dir = unit_dir(manager, env)?;
+    // Any one file of a mode counts: a timer whose service file is gone is installed and
+    // broken, not absent.
     let installed = [Mode::Timer, Mode::Daemon].into_iter().find_map(|mode| {
-        let path = dir.join(mode.files(manager)[0]);
-        path.exists().then_some((mode, path))
+        let path = mode
+            .files(manager)
+            .iter()
+            .map(|f| dir.join(f))
+            .find(|p| p.exists())?;
+        Some((mode, path))
     });
     let mut inspection = Inspection {
         manager,
