@@ -51,6 +51,7 @@ const ENV_FILE_HEADER: &str = "\
 # after creating it.
 ";
 
+/// Runs `memloop service install | uninstall | status`; its exit status.
 pub fn run(global: &Global, env: &Env, cmd: &ServiceCommand) -> Result<u8> {
     let cfg = super::resolve(global, env)?;
     match cmd {
