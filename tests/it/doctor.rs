@@ -650,3 +650,22 @@ fn chrono_now() -> String {
         .unwrap();
     String::from_utf8(out.stdout).unwrap().trim().to_owned()
 }
+
+#[test]
+fn an_enabled_unit_that_is_not_active_will_not_fire_and_is_an_error() {
+    let env = TestEnv::with_fixtures();
+    let mock = Mock::start();
+    let vars = with_path(&anthropic(&mock), &fake_systemctl(&env, true));
+    install_service(&env, &vars);
+    let (code, text) = doctor(&env, &vars, &["--offline"]);
+    assert_eq!(code, 0, "{text}");
+    // Enabled on disk, but the manager says it is not running: nothing fires it.
+    write_file(
+        &env.root().join("fakebin/systemctl"),
+        b"#!/bin/sh\ncase \"$*\" in *is-active*) echo inactive; exit 3 ;; esac\nexit 0\n",
+    );
+    let (code, text) = doctor(&env, &vars, &["--offline"]);
+    assert_eq!(code, 1, "{text}");
+    let service = line(&text, "memloop-extract.timer");
+    assert!(service.contains("enabled but not active"), "{text}");
+}

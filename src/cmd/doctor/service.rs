@@ -62,6 +62,19 @@ pub(super) fn check(
             format!("{} did not say whether it is enabled", i.manager.name()),
         )),
     }
+    // `is-enabled` reads unit files and answers even where no service manager runs: a
+    // manager that cannot be asked, or a unit that is not active, will not fire.
+    if let Some(why) = &i.unreachable {
+        problems.push((
+            Level::Error,
+            format!(
+                "{} cannot be reached, so nothing fires it: {why}",
+                i.manager.name()
+            ),
+        ));
+    } else if i.enabled == Some(true) && i.active == Some(false) {
+        problems.push((Level::Error, "it is enabled but not active".to_owned()));
+    }
     if i.points_here && !i.current {
         problems.push((
             Level::Warn,
@@ -75,7 +88,7 @@ pub(super) fn check(
             format!(
                 "service {unit} installed and enabled, running this memloop{}; next run {}",
                 if *mode == Mode::Daemon { " daemon" } else { "" },
-                next_run(cfg, now)
+                next_run(&i, cfg, now)
             ),
         );
     };
@@ -99,10 +112,11 @@ pub(super) fn check(
     .fix(fix)
 }
 
-/// When the schedule fires next, in local time, with the expression.
-fn next_run(cfg: &Resolved, now: DateTime<Local>) -> String {
-    let schedule = &cfg.config.schedule.cron;
-    match schedule.next_after(&now) {
+/// When the installed service fires next (its own schedule, read back from the unit), in
+/// local time, with the expression.
+fn next_run(i: &Inspection, cfg: &Resolved, now: DateTime<Local>) -> String {
+    let schedule = i.schedule.as_ref().unwrap_or(&cfg.config.schedule.cron);
+    match i.next_run(cfg, &now) {
         Some(next) => format!(
             "{} (\"{}\", local time)",
             next.format("%Y-%m-%d %H:%M"),
