@@ -88,7 +88,7 @@ pub(super) fn check(
             format!(
                 "service {unit} installed and enabled, running this memloop{}; next run {}",
                 if *mode == Mode::Daemon { " daemon" } else { "" },
-                next_run(&i, cfg, now)
+                next_run(i, cfg, now)
             ),
         );
     };
