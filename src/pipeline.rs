@@ -24,7 +24,7 @@ use crate::error;
 use crate::executor::{self, Answering, Flow, Work};
 use crate::fact::{Scope, Status};
 use crate::ground::Grounds;
-use crate::ledger::{AnswerKey, Source, TranscriptRow};
+use crate::ledger::{AnswerKey, FailedInput, Source, TranscriptRow};
 use crate::llm::{self, ExtractRequest, Extraction, LlmError, Provider};
 use crate::prompt::Prompt;
 use crate::redact;
@@ -259,11 +259,13 @@ impl<'a> Run<'a> {
     /// Finds the transcripts that are new or changed (`scan`); counts the rest, records
     /// in the ledger what the scan learnt, and keeps the per-run budget.
     fn scan(&mut self, now: SystemTime) -> Result<Vec<Job>> {
+        let answer = self.answer_key();
         let rules = scan::Rules {
             settle: std::time::Duration::from_secs(self.engine.cfg.config.settle_minutes * 60),
             force: self.opts.force,
             now,
             prompt_hash: None,
+            answer: Some(&answer),
         };
         let found = scan::scan(&self.engine.vaults, &self.engine.store.ledger, &rules)?;
         let total = found.total();
@@ -271,7 +273,9 @@ impl<'a> Run<'a> {
         t.found += total.found;
         t.waiting += total.settling;
         t.unchanged += total.unchanged;
+        t.still_failing += total.still_failing;
         for p in found.problems {
+            self.remember_failure(&p.path, &p.error, p.fingerprint);
             if p.transcript {
                 self.fail(&p.path, p.error);
             } else {
@@ -281,6 +285,7 @@ impl<'a> Run<'a> {
                 });
             }
         }
+        self.note_still_failing(&found.still_failing)?;
         scan::apply(&self.engine.store.ledger, &found.updates)?;
         let mut jobs: Vec<Job> = found
             .changed
@@ -297,6 +302,47 @@ impl<'a> Run<'a> {
             jobs.truncate(budget);
         }
         Ok(jobs)
+    }
+
+    /// The prompt and model in use, as failed answers are kept under them.
+    fn answer_key(&self) -> String {
+        scan::answer_key(&self.engine.prompt.hash(), &self.engine.cfg.llm.model)
+    }
+
+    /// Keeps a failure only a change to the input can fix, so that the next runs skip the
+    /// input while it stays as it is (a dry run keeps nothing). A ledger that cannot keep
+    /// it only means the input fails again next time.
+    fn remember_failure(&self, path: &Path, error: &str, fingerprint: Option<String>) {
+        let Some(fingerprint) = fingerprint.filter(|_| !self.opts.dry_run) else {
+            return;
+        };
+        let kept = self.engine.store.ledger.record_failed_input(&FailedInput {
+            path: path.display().to_string(),
+            fingerprint,
+            error: error.to_owned(),
+            failed_at: self.now.clone(),
+        });
+        if let Err(e) = kept {
+            tracing::warn!(path = %path.display(), "could not keep the failure: {e:#}");
+        }
+    }
+
+    /// Lists the inputs skipped because they failed before and have not changed, with the
+    /// reason they failed then; they are not failures of this run.
+    fn note_still_failing(&mut self, paths: &[PathBuf]) -> Result<()> {
+        for path in paths {
+            let key = path.display().to_string();
+            let error = self
+                .engine
+                .store
+                .ledger
+                .failed_input(&key)?
+                .map(|f| format!("{} (since {})", f.error, f.failed_at))
+                .unwrap_or_default();
+            tracing::info!(path = %key, "skipped, unchanged since it failed: {error}");
+            self.report.still_failing.push(Failure { path: key, error });
+        }
+        Ok(())
     }
 
     fn fail(&mut self, path: &Path, error: String) {
@@ -488,6 +534,7 @@ impl<'a> Run<'a> {
         };
         self.engine.store.ledger.transaction(|l| {
             l.mark_transcript(&row)?;
+            l.clear_failed_input(&row.path)?;
             l.drop_answer(&answer_key(job, &row.prompt_hash, &row.model))
         })?;
         self.report.transcripts.processed += 1;
@@ -550,6 +597,8 @@ impl Work for Run<'_> {
                 }))
             }
             Err(e) => {
+                let stamp = scan::fingerprint(job.file.size, job.file.mtime_ns);
+                self.remember_failure(&job.file.path, &e, Some(stamp));
                 self.fail(&job.file.path, e);
                 None
             }
@@ -599,6 +648,16 @@ impl Work for Run<'_> {
             }
             // Settled in `answered`, or stopped by the halt: it waits for the next run.
             Err(LlmError::Unreachable(_)) => {}
+            // The answer to these bytes cannot be read: asking again tomorrow costs the same
+            // and fails the same, so it waits for the transcript, the prompt or the model
+            // to change.
+            Err(e @ LlmError::Parse(_)) => {
+                let error = e.to_string();
+                let stamp =
+                    scan::answer_fingerprint(job.file.size, job.file.mtime_ns, &self.answer_key());
+                self.remember_failure(&job.file.path, &error, Some(stamp));
+                self.fail(&job.file.path, error);
+            }
             Err(e) => self.fail(&job.file.path, e.to_string()),
         }
     }
