@@ -57,6 +57,17 @@ impl<'a> Engine<'a> {
         } else {
             Ledger::open(&cfg.paths.ledger())?
         };
+        if !dry_run {
+            // Under the lock no other memloop is half way through a write: what a killed
+            // one left behind goes.
+            let removed: usize = std::iter::once(cfg.memory_file.clone())
+                .chain(vaults.iter().map(Vault::claude_md))
+                .map(|target| fsutil::remove_stale_temps(&target))
+                .sum();
+            if removed > 0 {
+                tracing::info!("removed {removed} temp files a stopped run left");
+            }
+        }
         Ok(Self {
             cfg,
             prompt,

@@ -100,6 +100,7 @@ pub async fn run(
         make_reserve(cfg);
     }
     let mut run = Run::new(engine, opts, report, progress, now);
+    run.settle_vault_failures()?;
     run.import_legacy()?;
     let jobs = run.scan(now.into())?;
     // Hand edits are read back before any new fact arrives, so a bullet the user deleted
@@ -156,7 +157,7 @@ fn select_vaults(
                 e
                 @ (vault::VaultError::VaultsDirMissing { .. } | vault::VaultError::Missing { .. }),
             ) => return Err(error::usage(e.to_string())),
-            Err(e) => report.failures.push(Failure {
+            Err(e) => report.still_failing.push(Failure {
                 path: e.path().display().to_string(),
                 error: e.to_string(),
             }),
@@ -205,6 +206,8 @@ impl<'a> Run<'a> {
             dry_run: opts.dry_run,
             vaults: early.vaults,
             failures: early.failures,
+            // Vaults that could not be used, settled by `settle_vault_failures`.
+            still_failing: early.still_failing,
             provider: provider_name(cfg.llm.kind).to_owned(),
             model: cfg.llm.model.clone(),
             ..Report::default()
@@ -224,6 +227,35 @@ impl<'a> Run<'a> {
             provider: None,
             halt: None,
         }
+    }
+
+    /// The vaults that could not be used (`select_vaults` left them in `still_failing`): one
+    /// that failed the same way before and is unchanged since stays there, any other
+    /// becomes a failure of this run and is kept for the next.
+    fn settle_vault_failures(&mut self) -> Result<()> {
+        for failure in std::mem::take(&mut self.report.still_failing) {
+            let path = PathBuf::from(&failure.path);
+            let root = if path.is_dir() {
+                path.as_path()
+            } else {
+                path.parent().unwrap_or(&path)
+            };
+            let fingerprint = scan::vault_fingerprint(root);
+            let known = self.engine.store.ledger.failed_input(&failure.path)?;
+            match known {
+                Some(k) if Some(&k.fingerprint) == fingerprint.as_ref() => {
+                    self.report.still_failing.push(Failure {
+                        path: failure.path,
+                        error: format!("{} (since {})", k.error, k.failed_at),
+                    });
+                }
+                _ => {
+                    self.remember_failure(&path, &failure.error, fingerprint);
+                    self.report.failures.push(failure);
+                }
+            }
+        }
+        Ok(())
     }
 
     /// Memory Loop's own record of processed transcripts, once, into an empty ledger.
@@ -597,8 +629,7 @@ impl Work for Run<'_> {
                 }))
             }
             Err(e) => {
-                let stamp = scan::fingerprint(job.file.size, job.file.mtime_ns);
-                self.remember_failure(&job.file.path, &e, Some(stamp));
+                self.remember_failure(&job.file.path, &e, Some(job.file.fingerprint.clone()));
                 self.fail(&job.file.path, e);
                 None
             }
@@ -653,8 +684,7 @@ impl Work for Run<'_> {
             // to change.
             Err(e @ LlmError::Parse(_)) => {
                 let error = e.to_string();
-                let stamp =
-                    scan::answer_fingerprint(job.file.size, job.file.mtime_ns, &self.answer_key());
+                let stamp = scan::answer_fingerprint(&job.file.fingerprint, &self.answer_key());
                 self.remember_failure(&job.file.path, &error, Some(stamp));
                 self.fail(&job.file.path, error);
             }

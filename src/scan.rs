@@ -37,27 +37,45 @@ pub struct Rules<'a> {
     pub answer: Option<&'a str>,
 }
 
-/// What a failed input was when it failed: its size and mtime. A file changed since
-/// (written, replaced, touched) is tried again.
+/// What a failed input was when it failed: its size, mtime and permissions. A file
+/// changed since (written, replaced, touched, made readable) is tried again.
 #[must_use]
-pub fn fingerprint(size: i64, mtime_ns: i64) -> String {
-    format!("{size}:{mtime_ns}")
+pub fn fingerprint(meta: &std::fs::Metadata) -> String {
+    let (size, mtime_ns) = stat_fields(meta);
+    #[cfg(unix)]
+    let mode = std::os::unix::fs::PermissionsExt::mode(&meta.permissions());
+    #[cfg(not(unix))]
+    let mode = u32::from(meta.permissions().readonly());
+    format!("{size}:{mtime_ns}:{mode:o}")
 }
 
 /// The fingerprint of a path as it is now (not followed if a link), or `None` when even
 /// that cannot be read.
 #[must_use]
 pub fn fingerprint_of(path: &std::path::Path) -> Option<String> {
-    let meta = std::fs::symlink_metadata(path).ok()?;
-    let (size, mtime_ns) = stat_fields(&meta);
-    Some(fingerprint(size, mtime_ns))
+    std::fs::symlink_metadata(path)
+        .ok()
+        .map(|m| fingerprint(&m))
+}
+
+/// The fingerprint of a vault that could not be used: its directory, its
+/// `.memory-loop.json` and its `CLAUDE.md`, so mending any of them tries it again.
+#[must_use]
+pub fn vault_fingerprint(root: &std::path::Path) -> Option<String> {
+    let dir = fingerprint_of(root)?;
+    let part = |name: &str| fingerprint_of(&root.join(name)).unwrap_or_else(|| "-".into());
+    Some(format!(
+        "{dir};{};{}",
+        part(vault::SETTINGS_FILE),
+        part(vault::MARKER_FILE)
+    ))
 }
 
 /// The fingerprint of an answer that could not be read: the transcript's, with the prompt
 /// and model that were asked.
 #[must_use]
-pub fn answer_fingerprint(size: i64, mtime_ns: i64, answer: &str) -> String {
-    format!("{}|{answer}", fingerprint(size, mtime_ns))
+pub fn answer_fingerprint(transcript: &str, answer: &str) -> String {
+    format!("{transcript}|{answer}")
 }
 
 /// The prompt and model an answer was asked with, as [`Rules::answer`] takes them.
@@ -85,6 +103,8 @@ pub struct Changed {
     pub size: i64,
     pub mtime_ns: i64,
     pub sha256: String,
+    /// What it was when it was read (`fingerprint`), for keeping a failure under.
+    pub fingerprint: String,
     pub bytes: Vec<u8>,
     /// The ledger has a row for this path (its bytes changed since); `false`: new.
     pub known: bool,
@@ -342,7 +362,7 @@ fn look(
         return Ok(Seen::Settling);
     }
     let (size, mtime_ns) = stat_fields(&meta);
-    let stamp = fingerprint(size, mtime_ns);
+    let stamp = fingerprint(&meta);
     if known_failures.is_known(path, Some(&stamp)) {
         return Ok(Seen::StillFailing);
     }
@@ -405,6 +425,7 @@ fn look(
         size,
         mtime_ns,
         sha256,
+        fingerprint: stamp,
         bytes,
         known: row.is_some(),
     }))
@@ -643,14 +664,13 @@ mod tests {
         assert_eq!(s.changed.len(), 1);
         assert_eq!(s.vaults[0].failed, 1);
         let meta = fs::metadata(&bad).unwrap();
-        let (size, mtime_ns) = stat_fields(&meta);
         assert_eq!(
             s.problems,
             [Problem {
                 path: bad,
                 error: "binary file (contains NUL bytes)".into(),
                 transcript: true,
-                fingerprint: Some(fingerprint(size, mtime_ns)),
+                fingerprint: Some(fingerprint(&meta)),
             }]
         );
         assert_eq!(s.total().found, 2);

@@ -353,8 +353,13 @@ fn candidates(dir: &Path) -> Result<Vec<PathBuf>, VaultError> {
         }
         let path = entry.path();
         // fs::metadata follows symlinks: a symlinked vault or CLAUDE.md counts.
-        let is_vault =
-            path.is_dir() && fs::metadata(path.join(MARKER_FILE)).is_ok_and(|m| m.is_file());
+        // A directory memloop may not look into could be a vault: `open` reports it rather
+        // than the run passing it over in silence.
+        let is_vault = path.is_dir()
+            && match fs::metadata(path.join(MARKER_FILE)) {
+                Ok(m) => m.is_file(),
+                Err(e) => e.kind() == io::ErrorKind::PermissionDenied,
+            };
         if is_vault {
             dirs.push(path);
         }
@@ -418,8 +423,14 @@ pub fn chats(vault: &Vault) -> Result<Chats, VaultError> {
         match fsutil::stat_within(&vault.root, &path) {
             Ok(_) => chats.transcripts.push(path),
             Err(Confined::Refused(refusal)) => chats.refused.push((path, refusal)),
-            // Directories, dangling links, link loops: not transcripts, as Memory Loop sees it.
-            Err(Confined::Io(_)) => {}
+            // Directories and dangling links: not transcripts, as Memory Loop sees them.
+            Err(Confined::Io(e))
+                if matches!(
+                    e.kind(),
+                    io::ErrorKind::NotFound | io::ErrorKind::IsADirectory
+                ) => {}
+            // A link loop or a file that may not be looked at: the scan reports why.
+            Err(Confined::Io(_)) => chats.transcripts.push(path),
         }
     }
     chats.transcripts.sort();

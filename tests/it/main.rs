@@ -7,6 +7,7 @@
 #![allow(clippy::disallowed_methods)]
 
 mod bad_answers;
+mod bad_inputs;
 mod badfiles;
 mod budget;
 mod builtin;
