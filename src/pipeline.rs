@@ -271,6 +271,7 @@ impl<'a> Run<'a> {
         t.found += total.found;
         t.waiting += total.settling;
         t.unchanged += total.unchanged;
+        t.empty += total.empty;
         for p in found.problems {
             if p.transcript {
                 self.fail(&p.path, p.error);
@@ -311,8 +312,12 @@ impl<'a> Run<'a> {
     /// Builds the requests for one transcript: parse, cap, redact, chunk. With them, what
     /// the cap left out, if it did.
     fn requests(&self, job: &Job) -> Result<(Vec<ExtractRequest>, Option<String>), String> {
-        let text = transcript::decode(&job.file.bytes).map_err(|e| e.to_string())?;
-        let mut t = transcript::parse(text);
+        let decoded = transcript::decode(&job.file.bytes).map_err(|e| e.to_string())?;
+        let path = job.file.path.display();
+        if decoded.nuls > 0 {
+            tracing::info!(transcript = %path, "removed {} NUL characters", decoded.nuls);
+        }
+        let mut t = transcript::parse(&decoded.text);
         let cap = self.engine.cfg.config.llm.max_transcript_tokens;
         let skipped = transcript::limit(&mut t.turns, cap).map(|l| {
             format!(
@@ -329,12 +334,25 @@ impl<'a> Run<'a> {
                 turn.text = clean;
             }
         }
-        let date = t
-            .meta
-            .date
-            .as_deref()
-            .and_then(iso_date)
-            .unwrap_or_else(|| local_date(job.file.mtime_ns));
+        let date = match t.meta.date.as_deref().and_then(iso_date) {
+            Some(date) => date,
+            None => {
+                let date = local_date(job.file.mtime_ns);
+                let from_mtime = format!("dated {date}, from the file's modification time");
+                match (&t.meta.date, &t.meta_error) {
+                    (Some(d), _) => tracing::warn!(
+                        transcript = %path,
+                        "its date {d:?} is not a YYYY-MM-DD date: {from_mtime}"
+                    ),
+                    (None, Some(e)) => tracing::warn!(transcript = %path, "{e}: {from_mtime}"),
+                    (None, None) => tracing::info!(transcript = %path, "no date: {from_mtime}"),
+                }
+                date
+            }
+        };
+        if let (Some(e), Some(_)) = (&t.meta_error, &t.meta.date) {
+            tracing::info!(transcript = %path, "{e}");
+        }
         let system = llm::system_prompt(&self.engine.prompt.text, &self.engine.prompt.categories);
         let vault = self.engine.vaults[job.file.vault].name.clone();
         let whole = transcript::render(&t.turns);

@@ -81,6 +81,15 @@ pub struct TranscriptCounts {
     pub deferred: usize,
     pub processed: usize,
     pub failed: usize,
+    /// Blank transcripts (Memory Loop leaves them): recorded as done without an LLM. Absent
+    /// from the JSON when there were none.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub empty: usize,
+}
+
+#[allow(clippy::trivially_copy_pass_by_ref)] // serde's skip_serializing_if passes a reference
+fn is_zero(n: &usize) -> bool {
+    *n == 0
 }
 
 /// What happened to the facts extractors returned. The fates add up:
@@ -191,6 +200,13 @@ impl Report {
             "  vaults       {}\n  transcripts  {} found, {} unchanged, {} waiting to settle, {} deferred, {} processed, {} failed",
             self.vaults, t.found, t.unchanged, t.waiting, t.deferred, t.processed, t.failed
         );
+        if t.empty > 0 {
+            let _ = writeln!(
+                s,
+                "               {} empty (recorded as done, nothing to send)",
+                t.empty
+            );
+        }
         let pending = if f.pending > 0 {
             format!(" ({} waiting for `memloop memory review`)", f.pending)
         } else {
@@ -364,6 +380,7 @@ mod tests {
                 deferred: 0,
                 processed: 3,
                 failed: 1,
+                empty: 0,
             },
             facts: FactCounts {
                 extracted: 14,

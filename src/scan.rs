@@ -65,6 +65,14 @@ pub struct VaultCounts {
     pub changed: usize,
     /// Could not be read or decoded.
     pub failed: usize,
+    /// Blank (Memory Loop leaves such files): recorded as done, nothing to send.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub empty: usize,
+}
+
+#[allow(clippy::trivially_copy_pass_by_ref)] // serde's skip_serializing_if passes a reference
+fn is_zero(n: &usize) -> bool {
+    *n == 0
 }
 
 /// A change the ledger should record, found while scanning.
@@ -78,6 +86,8 @@ pub enum Update {
     },
     /// Already processed bytes under a new path (a renamed file, a moved vault).
     Moved(TranscriptRow),
+    /// A blank transcript, done without an LLM: looked at again only once it changes.
+    Blank(TranscriptRow),
 }
 
 /// Something that went wrong for one path; the scan goes on.
@@ -115,6 +125,7 @@ impl Scan {
             t.new += v.new;
             t.changed += v.changed;
             t.failed += v.failed;
+            t.empty += v.empty;
         }
         t
     }
@@ -179,6 +190,10 @@ pub fn scan(vaults: &[Vault], ledger: &Ledger, rules: &Rules<'_>) -> Result<Scan
                     }
                     out.changed.push(c);
                 }
+                Seen::Blank(row) => {
+                    counts.empty += 1;
+                    out.updates.push(Update::Blank(row));
+                }
                 Seen::Failed(error) => {
                     counts.failed += 1;
                     out.problems.push(Problem {
@@ -208,6 +223,8 @@ enum Seen {
         update: Option<Update>,
     },
     Changed(Changed),
+    /// Blank: to be recorded as done, with this row.
+    Blank(TranscriptRow),
     Failed(String),
 }
 
@@ -260,9 +277,10 @@ fn look(
     };
     // A file that cannot be a transcript fails here, before it takes a place in the
     // per-run budget; it is looked at again next run.
-    if let Err(e) = transcript::decode(&bytes) {
-        return Ok(Seen::Failed(e.to_string()));
-    }
+    let blank = match transcript::decode(&bytes) {
+        Ok(decoded) => decoded.is_blank(),
+        Err(e) => return Ok(Seen::Failed(e.to_string())),
+    };
     let sha256 = hex::encode(Sha256::digest(&bytes));
     if !rules.force
         && let Some(row) = row.as_ref().filter(|r| r.sha256 == sha256)
@@ -273,6 +291,21 @@ fn look(
             mtime_ns,
         };
         return Ok(unchanged(row, Some(touch)));
+    }
+    // Nothing to extract, so nothing to pay for: done, until the chat is written to.
+    if blank {
+        let at: chrono::DateTime<chrono::Local> = rules.now.into();
+        return Ok(Seen::Blank(TranscriptRow {
+            path: key,
+            vault: v.name.clone(),
+            size,
+            mtime_ns,
+            sha256,
+            prompt_hash: String::new(),
+            model: String::new(),
+            processed_at: at.to_rfc3339(),
+            fact_count: 0,
+        }));
     }
     // The same bytes under another name (a renamed file, a moved vault): already paid for.
     if !rules.force
@@ -323,7 +356,7 @@ pub fn apply(ledger: &Ledger, updates: &[Update]) -> Result<()> {
                 size,
                 mtime_ns,
             } => ledger.touch_transcript(path, *size, *mtime_ns)?,
-            Update::Moved(row) => ledger.mark_transcript(row)?,
+            Update::Moved(row) | Update::Blank(row) => ledger.mark_transcript(row)?,
         }
     }
     Ok(())
