@@ -1,6 +1,7 @@
-//! Transcripts memloop cannot read (not UTF-8, empty, binary) fail one by one, named in
-//! the report and on stderr; the rest of the run is committed, and the bad ones are tried
-//! again on the next run because nothing marked them done.
+//! Transcripts memloop cannot read (not UTF-8, binary) fail one by one, named in the
+//! report and on stderr; the rest of the run is committed, and the bad ones are tried
+//! again on the next run because nothing marked them done. An empty file is no failure:
+//! Memory Loop leaves them, and there is nothing in one to extract.
 
 use serde_json::json;
 
@@ -8,7 +9,8 @@ use crate::support::fixture::GLOBAL;
 use crate::support::mock::Mock;
 use crate::support::{TestEnv, anthropic, bullets};
 
-const BAD: [&str; 3] = ["latin1.md", "empty.md", "binary.md"];
+const BAD: [&str; 2] = ["latin1.md", "binary.md"];
+const EMPTY: &str = "empty.md";
 
 fn add_bad_transcripts(env: &TestEnv) {
     env.add_transcript_bytes(
@@ -16,10 +18,10 @@ fn add_bad_transcripts(env: &TestEnv) {
         BAD[0],
         b"---\ndate: 2025-06-15\n---\n\n## [10:00] User\n\nremember: Goals | global | Caf\xE9 every day.\n",
     );
-    env.add_transcript_bytes("alpha", BAD[1], b"");
+    env.add_transcript_bytes("alpha", EMPTY, b"");
     env.add_transcript_bytes(
         "alpha",
-        BAD[2],
+        BAD[1],
         b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00\x00\x10\x00\x00\x00\x10\x08\x06\x00\x00\x00",
     );
 }
@@ -34,10 +36,10 @@ fn unreadable_transcripts_fail_alone_and_are_retried_next_run() {
 
     assert_eq!(
         report["transcripts"],
-        json!({"found": 6, "unchanged": 0, "waiting": 0, "deferred": 0, "processed": 3, "failed": 3})
+        json!({"found": 6, "unchanged": 0, "waiting": 0, "deferred": 0, "processed": 3, "failed": 2, "empty": 1})
     );
     let failures = report["failures"].as_array().expect("failures array");
-    assert_eq!(failures.len(), 3, "{report}");
+    assert_eq!(failures.len(), 2, "{report}");
     for name in BAD {
         assert!(
             failures
@@ -65,6 +67,7 @@ fn unreadable_transcripts_fail_alone_and_are_retried_next_run() {
     for name in BAD {
         assert!(stderr.contains(name), "stderr names {name}:\n{stderr}");
     }
+    assert!(!stderr.contains(EMPTY), "{stderr}");
     assert_eq!(
         mock.count(),
         3,
@@ -74,6 +77,6 @@ fn unreadable_transcripts_fail_alone_and_are_retried_next_run() {
     let report = env.extract(&mock, &[], 1);
     assert_eq!(
         report["transcripts"],
-        json!({"found": 6, "unchanged": 3, "waiting": 0, "deferred": 0, "processed": 0, "failed": 3})
+        json!({"found": 6, "unchanged": 4, "waiting": 0, "deferred": 0, "processed": 0, "failed": 2})
     );
 }
