@@ -151,7 +151,13 @@ fn select_vaults(
                     ),
                 });
             }
-            Ok(v) => vaults.push(v),
+            Ok(v) => {
+                for warning in &v.warnings {
+                    progress.warn(warning);
+                    report.notices.push(warning.clone());
+                }
+                vaults.push(v);
+            }
             Err(
                 e
                 @ (vault::VaultError::VaultsDirMissing { .. } | vault::VaultError::Missing { .. }),
@@ -205,6 +211,7 @@ impl<'a> Run<'a> {
             dry_run: opts.dry_run,
             vaults: early.vaults,
             failures: early.failures,
+            notices: early.notices,
             provider: provider_name(cfg.llm.kind).to_owned(),
             model: cfg.llm.model.clone(),
             ..Report::default()
