@@ -236,11 +236,16 @@ impl<'a> Run<'a> {
     /// Memory Loop's own record of processed transcripts, once, into an empty ledger.
     fn import_legacy(&mut self) -> Result<()> {
         let cfg = self.engine.cfg;
-        let imported = self
+        let legacy = self
             .engine
             .store
             .ledger
             .import_legacy(&cfg.paths.legacy_state)?;
+        if let Some(warning) = legacy.warning {
+            self.progress.warn(&warning);
+            self.report.notices.push(warning);
+        }
+        let imported = legacy.imported;
         if imported > 0 {
             self.progress.warn(&format!(
                 "imported {imported} transcript checksums from Memory Loop's {}",
