@@ -1059,7 +1059,10 @@ mod tests {
         for (body, why) in [
             ("", "empty"),
             ("  \n", "empty"),
-            ("{\"lastRunAt\": ", "not valid JSON (EOF while parsing a value at line 1 column 14)"),
+            (
+                "{\"lastRunAt\": ",
+                "not valid JSON (EOF while parsing a value at line 1 column 14)",
+            ),
             ("[]", "not a JSON object"),
             ("null", "not a JSON object"),
             ("\"x\"", "not a JSON object"),
@@ -1099,7 +1102,10 @@ mod tests {
         assert_eq!(l.import_legacy(&file).unwrap().imported, 2);
         for (vault, sha) in [("work", &a), ("home", &b)] {
             let row = l.transcript_by_checksum(sha).unwrap().expect("imported");
-            assert_eq!(row.path, format!("{vault}/00_Inbox/chats/2026-03-21-2140-abcde.md"));
+            assert_eq!(
+                row.path,
+                format!("{vault}/00_Inbox/chats/2026-03-21-2140-abcde.md")
+            );
             assert_eq!(row.vault, vault);
         }
     }

@@ -26,7 +26,6 @@ use crate::fact::{Scope, Status};
 use crate::ground::Grounds;
 use crate::ledger::{AnswerKey, Source, TranscriptRow};
 use crate::llm::{self, ExtractRequest, Extraction, LlmError, Provider};
-use crate::prompt::Prompt;
 use crate::redact;
 use crate::report::{Failure, Report};
 use crate::scan;
@@ -91,7 +90,7 @@ pub async fn run(
     let started = Instant::now();
     // Everything a configuration error can come from is checked before the lock and the
     // ledger, so such a run writes nothing at all.
-    let prompt = Prompt::load(&cfg.paths.prompt_file)?;
+    let prompt = cfg.paths.prompt()?;
     let provider = Arc::new(Provider::new(&cfg.llm)?);
     let mut report = Report::default();
     let vaults = select_vaults(cfg, opts, &mut report, progress)?;
@@ -220,6 +219,7 @@ impl<'a> Run<'a> {
         report.memory.max_bytes = cfg.config.memory.max_bytes;
         report.prompt.custom = engine.prompt.path.is_some();
         report.prompt.path = engine.prompt.path.as_ref().map(|p| p.display().to_string());
+        report.prompt.source = engine.prompt.source.as_str().to_owned();
         let now = now.to_rfc3339();
         Self {
             engine,
@@ -241,6 +241,10 @@ impl<'a> Run<'a> {
             .store
             .ledger
             .import_legacy(&cfg.paths.legacy_state)?;
+        if let Some(notice) = self.engine.prompt.notice.clone() {
+            self.progress.warn(&notice);
+            self.report.notices.push(notice);
+        }
         if let Some(warning) = legacy.warning {
             self.progress.warn(&warning);
             self.report.notices.push(warning);

@@ -163,6 +163,9 @@ pub struct MemoryInfo {
 pub struct PromptInfo {
     pub path: Option<String>,
     pub custom: bool,
+    /// Which prompt: `builtin`, `override` (extraction-prompt.md) or `memory-loop`
+    /// (Memory Loop's durable-facts.md). Empty in reports recorded before it was kept.
+    pub source: String,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
@@ -270,10 +273,11 @@ impl Report {
             "  llm          {} {} ({} tokens in, {} out{cost})",
             self.provider, self.model, self.tokens.input, self.tokens.output
         );
-        let prompt = self.prompt.path.as_deref().map_or_else(
-            || "built-in prompt".to_owned(),
-            |p| format!("custom prompt {p}"),
-        );
+        let prompt = match (self.prompt.path.as_deref(), self.prompt.source.as_str()) {
+            (None, _) => "built-in prompt".to_owned(),
+            (Some(p), "memory-loop") => format!("Memory Loop's prompt {p}"),
+            (Some(p), _) => format!("custom prompt {p}"),
+        };
         let _ = writeln!(s, "  prompt       {prompt}");
         for c in &self.changes {
             let _ = writeln!(

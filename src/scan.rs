@@ -552,7 +552,7 @@ mod tests {
     #[test]
     fn a_file_that_is_not_text_is_a_problem_and_the_scan_goes_on() {
         let w = World::new();
-        let bad = w.write("bad.md", b"\0\x01binary", HOUR);
+        let bad = w.write("bad.md", b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR", HOUR);
         w.write("good.md", b"fine", HOUR);
 
         let s = w.scan(&empty_ledger(), false, None);
@@ -568,6 +568,28 @@ mod tests {
             }]
         );
         assert_eq!(s.total().found, 2);
+    }
+
+    #[test]
+    fn a_blank_file_is_no_problem_and_is_recorded_as_done() {
+        let w = World::new();
+        let blank = w.write("blank.md", b" \n\n", HOUR);
+        w.write("good.md", b"fine", HOUR);
+        let ledger = empty_ledger();
+
+        let s = w.scan(&ledger, false, None);
+
+        assert_eq!(s.changed.len(), 1);
+        assert!(s.problems.is_empty(), "{:?}", s.problems);
+        assert_eq!((s.vaults[0].empty, s.vaults[0].failed), (1, 0));
+        let [Update::Blank(row)] = s.updates.as_slice() else {
+            panic!("{:?}", s.updates)
+        };
+        assert_eq!(row.path, blank.display().to_string());
+        assert_eq!(row.fact_count, 0);
+        apply(&ledger, &s.updates).unwrap();
+        let again = w.scan(&ledger, false, None);
+        assert_eq!((again.vaults[0].unchanged, again.vaults[0].empty), (1, 0));
     }
 
     #[test]

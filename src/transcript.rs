@@ -57,9 +57,11 @@ impl Decoded<'_> {
 /// Checks that `bytes` are a text file and returns its text without a UTF-8 BOM and
 /// without NUL characters (see [`Decoded`]); a blank file is text too.
 ///
-/// A NUL is valid UTF-8, and Memory Loop writes one when a message holds `\u0000`, so a
-/// few NULs in UTF-8 text are removed; NULs in a file that is not UTF-8, or making up more
-/// than a quarter of it (UTF-16 without a BOM, a data file), make it binary.
+/// A NUL is valid UTF-8, and Memory Loop writes one when a message (or the title taken
+/// from it) holds `\u0000`, so NULs in UTF-8 text are removed. They make a file binary
+/// when it is not UTF-8, when one sits on its first line (Memory Loop's first line is
+/// always `---`; UTF-16 without a BOM and data files have theirs there), or when they make
+/// up more than a quarter of it.
 ///
 /// # Errors
 ///
@@ -86,7 +88,8 @@ pub fn decode(bytes: &[u8]) -> Result<Decoded<'_>, DecodeError> {
         });
     }
     let clean: String = text.chars().filter(|c| *c != '\0').collect();
-    if !clean.trim().is_empty() && nuls * 4 > body.len() {
+    let first_line = text.split('\n').next().unwrap_or_default();
+    if !clean.trim().is_empty() && (first_line.contains('\0') || nuls * 4 > body.len()) {
         return Err(DecodeError::Binary);
     }
     Ok(Decoded {
@@ -349,7 +352,11 @@ fn split_frontmatter<'a, 'b>(lines: &'b [&'a str]) -> (Meta, Option<String>, &'b
                 Some(_) => "its fields were read line by line, as Memory Loop reads them",
                 None => "read line by line, as Memory Loop reads it, it has no date either",
             };
-            (meta, Some(format!("{}; {read}", describe_yaml_error(&e))), body)
+            (
+                meta,
+                Some(format!("{}; {read}", describe_yaml_error(&e))),
+                body,
+            )
         }
     }
 }
@@ -365,13 +372,11 @@ fn meta_by_lines(lines: &[&str]) -> Meta {
             continue;
         };
         let value = value.trim();
-        let unquoted = [('"', '"'), ('\'', '\'')]
-            .iter()
-            .find_map(|(open, close)| {
-                value
-                    .strip_prefix(*open)
-                    .and_then(|v| v.strip_suffix(*close))
-            });
+        let unquoted = [('"', '"'), ('\'', '\'')].iter().find_map(|(open, close)| {
+            value
+                .strip_prefix(*open)
+                .and_then(|v| v.strip_suffix(*close))
+        });
         let value = match unquoted {
             Some(v) if value.starts_with('"') => v.replace("\\\"", "\""),
             Some(v) => v.to_owned(),

@@ -658,12 +658,21 @@ mod tests {
     #[test]
     fn settings_memory_loop_ignores_mean_the_defaults_with_a_warning() {
         for (body, why) in [
-            ("{\n  \"inboxPath\": \"x\"\n  \"contentRoot\": \"y\"\n}", "not valid JSON (expected `,` or `}` at line 3 column 3)"),
-            ("", "not valid JSON (EOF while parsing a value at line 1 column 0)"),
+            (
+                "{\n  \"inboxPath\": \"x\"\n  \"contentRoot\": \"y\"\n}",
+                "not valid JSON (expected `,` or `}` at line 3 column 3)",
+            ),
+            (
+                "",
+                "not valid JSON (EOF while parsing a value at line 1 column 0)",
+            ),
             ("[1, 2]", "not a JSON object (an array)"),
             ("\"in\"", "not a JSON object (a string)"),
             ("null", "not a JSON object (null)"),
-            ("\u{feff}{\"inboxPath\": \"in\"}", "it starts with a byte-order mark, which Memory Loop cannot parse"),
+            (
+                "\u{feff}{\"inboxPath\": \"in\"}",
+                "it starts with a byte-order mark, which Memory Loop cannot parse",
+            ),
         ] {
             let tmp = Tmp::new();
             mkdirs(tmp.path(), &["Inbox", "in", "y"]);
@@ -687,7 +696,11 @@ mod tests {
     #[test]
     fn settings_not_in_utf8_are_read_as_memory_loop_reads_them() {
         let tmp = Tmp::new();
-        fs::write(tmp.path().join(SETTINGS_FILE), b"{\"title\": \"Caf\xe9\", \"inboxPath\": \"in\"}").unwrap();
+        fs::write(
+            tmp.path().join(SETTINGS_FILE),
+            b"{\"title\": \"Caf\xe9\", \"inboxPath\": \"in\"}",
+        )
+        .unwrap();
         let vault = open(tmp.path()).expect("opens");
         assert_eq!(vault.inbox, PathBuf::from("in"));
         assert!(vault.warnings.is_empty());

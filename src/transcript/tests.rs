@@ -63,6 +63,11 @@ fn decode_cases() {
             b"## User\n\nmy key\0 is here\n",
             Ok(("## User\n\nmy key is here\n", 1, false)),
         ),
+        (
+            b"---\ntitle: \"a\0b\"\n---\n",
+            Ok(("---\ntitle: \"ab\"\n---\n", 1, false)),
+        ),
+        (b"\0binary", Err(DecodeError::Binary)),
         (b"\0\0\0\0", Ok(("", 4, true))),
         (b"\0 \n\0", Ok((" \n", 2, true))),
         // UTF-16 without a BOM is valid UTF-8, but half of it is NULs.
@@ -177,7 +182,10 @@ fn bad_yaml_is_stripped_and_described() {
     );
     let err = t.meta_error.expect("bad yaml is reported");
     assert!(err.starts_with("malformed frontmatter at line 2"), "{err}");
-    assert!(err.ends_with("read line by line, as Memory Loop reads them"), "{err}");
+    assert!(
+        err.ends_with("read line by line, as Memory Loop reads them"),
+        "{err}"
+    );
     assert!(!err.contains('\n'), "one line: {err}");
     assert_eq!(t.turns, vec![turn(Role::User, Some("10:00"), "hello")]);
 }
@@ -250,7 +258,8 @@ fn tool_blockquotes_are_removed() {
 
 #[test]
 fn turn_of_only_tool_calls_is_empty() {
-    let t = parse("## [1:00] Assistant\n> **Tool:** Bash\n> Command: `ls`\n> ✓\n## [1:01] User\nok");
+    let t =
+        parse("## [1:00] Assistant\n> **Tool:** Bash\n> Command: `ls`\n> ✓\n## [1:01] User\nok");
     assert_eq!(
         t.turns,
         vec![
@@ -694,11 +703,13 @@ fn a_tool_call_after_the_assistants_words_is_its_prose() {
 }
 
 #[test]
-fn a_tool_call_without_its_status_line_is_prose_in_an_assistant_turn_and_dropped_in_a_user_turn()
-{
+fn a_tool_call_without_its_status_line_is_prose_in_an_assistant_turn_and_dropped_in_a_user_turn() {
     let text = "## [1:00] Assistant\n\n> **Tool:** Bash\n> Command: `ls`\n\nDone.\n## [1:01] User\n\n> **Tool:** Bash\n> pasted\n\nmine";
     let t = parse(text);
-    assert_eq!(t.turns[0].text, "> **Tool:** Bash\n> Command: `ls`\n\nDone.");
+    assert_eq!(
+        t.turns[0].text,
+        "> **Tool:** Bash\n> Command: `ls`\n\nDone."
+    );
     assert_eq!(t.turns[1].text, "mine");
 }
 
