@@ -51,8 +51,9 @@ fn turn(role: Role, time: Option<&str>, text: &str) -> Turn {
 
 #[test]
 fn decode_cases() {
-    // (bytes, the text, NULs removed, blank)
-    let cases: &[(&[u8], Result<(&str, usize, bool), DecodeError>)] = &[
+    /// The text, the NULs removed, whether it is blank.
+    type Want = Result<(&'static str, usize, bool), DecodeError>;
+    let cases: &[(&[u8], Want)] = &[
         (b"hello", Ok(("hello", 0, false))),
         (b"\xEF\xBB\xBFhello", Ok(("hello", 0, false))),
         (b"", Ok(("", 0, true))),
