@@ -439,3 +439,65 @@ fn blank_transcripts_are_done_without_the_model_and_nuls_are_removed() {
     );
     assert_eq!(mock.count(), 1);
 }
+
+#[test]
+fn the_first_edit_starts_from_memory_loops_prompt_and_the_override_then_wins() {
+    let env = TestEnv::new();
+    let app = env.config_dir().join("durable-facts.md");
+    write_file(&app, APP_PROMPT.as_bytes());
+    let editor = env.root().join("editor.sh");
+    write_file(
+        &editor,
+        b"#!/bin/sh\nprintf '\\n### Pets\\nAnimals.\\n' >> \"$1\"\n",
+    );
+    let mut perms = fs::metadata(&editor).unwrap().permissions();
+    std::os::unix::fs::PermissionsExt::set_mode(&mut perms, 0o755);
+    fs::set_permissions(&editor, perms).unwrap();
+
+    let out = env
+        .cmd()
+        .env("EDITOR", &editor)
+        .args(["prompt", "edit"])
+        .assert()
+        .code(0);
+
+    let own = env.config_dir().join("extraction-prompt.md");
+    assert_eq!(read(&own), format!("{APP_PROMPT}\n### Pets\nAnimals.\n"));
+    assert_eq!(
+        read(&app),
+        APP_PROMPT,
+        "Memory Loop's file is left as it was"
+    );
+    let said = String::from_utf8_lossy(&out.get_output().stderr).into_owned();
+    assert!(
+        said.contains(&format!("it wins over Memory Loop's {}", app.display())),
+        "{said}"
+    );
+}
+
+#[test]
+fn doctor_warns_of_vault_settings_and_a_prompt_memory_loop_would_read_otherwise() {
+    let env = TestEnv::new();
+    let vault = env.create_vault("gamma");
+    let settings = vault.join(".memory-loop.json");
+    write_file(&settings, b"[]");
+    let app = env.config_dir().join("durable-facts.md");
+    write_file(&app, b"");
+
+    let out = env
+        .cmd()
+        .env("MEMLOOP_PROVIDER", "builtin")
+        .args(["doctor", "--json", "--offline"])
+        .assert();
+    let json: Value = serde_json::from_slice(&out.get_output().stdout).unwrap();
+    let checks = json["checks"].as_array().unwrap();
+    let warned = |name: &str, needle: &str| {
+        checks.iter().any(|c| {
+            c["name"] == name
+                && c["level"] == "warn"
+                && c["message"].as_str().is_some_and(|m| m.contains(needle))
+        })
+    };
+    assert!(warned("vault", &settings.display().to_string()), "{json}");
+    assert!(warned("prompt", &app.display().to_string()), "{json}");
+}
