@@ -185,20 +185,22 @@ pub enum MemoryCommand {
     Review(crate::cmd::memory::review::ReviewArgs),
 }
 
-/// `memloop prompt ...`: the extraction prompt.
+/// `memloop prompt ...`: the extraction prompt. The one in use is your override
+/// (extraction-prompt.md beside the config file), else the one Memory Loop's settings saved
+/// (durable-facts.md there), else the built-in default.
 #[derive(Debug, Subcommand)]
 pub enum PromptCommand {
-    /// Print the prompt in use, saying whether it is the default or your override
+    /// Print the prompt in use, saying which one it is
     Show,
-    /// Open your override in $VISUAL/$EDITOR (copying the default on first edit)
+    /// Open your override in $VISUAL/$EDITOR (copying the prompt in use on first edit)
     Edit,
-    /// Remove your override so the built-in default is used again (asks first)
+    /// Remove your override (asks first); Memory Loop's durable-facts.md is left alone
     Reset {
         /// Do not ask
         #[arg(long)]
         yes: bool,
     },
-    /// Print where the override lives: extraction-prompt.md beside the config file
+    /// Print the path of the prompt file in use (with the built-in one: where an override goes)
     Path,
 }
 

@@ -81,7 +81,7 @@ impl<'a> Engine<'a> {
     /// Opens the engine for a curation command: the prompt in use and every configured
     /// vault (a vault that cannot be opened is left out with a warning).
     pub fn for_curation(cfg: &'a Resolved) -> Result<Self> {
-        let prompt = Prompt::load(&cfg.paths.prompt_file)?;
+        let prompt = cfg.paths.prompt()?;
         let mut vaults: Vec<Vault> = Vec::new();
         for v in vault::discover(cfg.vaults_dir.as_deref(), &cfg.vaults) {
             match v {

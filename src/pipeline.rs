@@ -26,7 +26,6 @@ use crate::fact::{Scope, Status};
 use crate::ground::Grounds;
 use crate::ledger::{AnswerKey, FailedInput, Source, TranscriptRow};
 use crate::llm::{self, ExtractRequest, Extraction, LlmError, Provider};
-use crate::prompt::Prompt;
 use crate::redact;
 use crate::report::{Failure, Report};
 use crate::scan;
@@ -91,7 +90,7 @@ pub async fn run(
     let started = Instant::now();
     // Everything a configuration error can come from is checked before the lock and the
     // ledger, so such a run writes nothing at all.
-    let prompt = Prompt::load(&cfg.paths.prompt_file)?;
+    let prompt = cfg.paths.prompt()?;
     let provider = Arc::new(Provider::new(&cfg.llm)?);
     let mut report = Report::default();
     let vaults = select_vaults(cfg, opts, &mut report, progress)?;
@@ -152,7 +151,13 @@ fn select_vaults(
                     ),
                 });
             }
-            Ok(v) => vaults.push(v),
+            Ok(v) => {
+                for warning in &v.warnings {
+                    progress.warn(warning);
+                    report.notices.push(warning.clone());
+                }
+                vaults.push(v);
+            }
             Err(
                 e
                 @ (vault::VaultError::VaultsDirMissing { .. } | vault::VaultError::Missing { .. }),
@@ -208,6 +213,7 @@ impl<'a> Run<'a> {
             failures: early.failures,
             // Vaults that could not be used, settled by `settle_vault_failures`.
             still_failing: early.still_failing,
+            notices: early.notices,
             provider: provider_name(cfg.llm.kind).to_owned(),
             model: cfg.llm.model.clone(),
             ..Report::default()
@@ -216,6 +222,7 @@ impl<'a> Run<'a> {
         report.memory.max_bytes = cfg.config.memory.max_bytes;
         report.prompt.custom = engine.prompt.path.is_some();
         report.prompt.path = engine.prompt.path.as_ref().map(|p| p.display().to_string());
+        report.prompt.source = engine.prompt.source.as_str().to_owned();
         let now = now.to_rfc3339();
         Self {
             engine,
@@ -261,11 +268,20 @@ impl<'a> Run<'a> {
     /// Memory Loop's own record of processed transcripts, once, into an empty ledger.
     fn import_legacy(&mut self) -> Result<()> {
         let cfg = self.engine.cfg;
-        let imported = self
+        let legacy = self
             .engine
             .store
             .ledger
             .import_legacy(&cfg.paths.legacy_state)?;
+        if let Some(notice) = self.engine.prompt.notice.clone() {
+            self.progress.warn(&notice);
+            self.report.notices.push(notice);
+        }
+        if let Some(warning) = legacy.warning {
+            self.progress.warn(&warning);
+            self.report.notices.push(warning);
+        }
+        let imported = legacy.imported;
         if imported > 0 {
             self.progress.warn(&format!(
                 "imported {imported} transcript checksums from Memory Loop's {}",
@@ -306,6 +322,7 @@ impl<'a> Run<'a> {
         t.waiting += total.settling;
         t.unchanged += total.unchanged;
         t.still_failing += total.still_failing;
+        t.empty += total.empty;
         for p in found.problems {
             self.remember_failure(&p.path, &p.error, p.fingerprint);
             if p.transcript {
@@ -389,8 +406,12 @@ impl<'a> Run<'a> {
     /// Builds the requests for one transcript: parse, cap, redact, chunk. With them, what
     /// the cap left out, if it did.
     fn requests(&self, job: &Job) -> Result<(Vec<ExtractRequest>, Option<String>), String> {
-        let text = transcript::decode(&job.file.bytes).map_err(|e| e.to_string())?;
-        let mut t = transcript::parse(text);
+        let decoded = transcript::decode(&job.file.bytes).map_err(|e| e.to_string())?;
+        let path = job.file.path.display();
+        if decoded.nuls > 0 {
+            tracing::info!(transcript = %path, "removed {} NUL characters", decoded.nuls);
+        }
+        let mut t = transcript::parse(&decoded.text);
         let cap = self.engine.cfg.config.llm.max_transcript_tokens;
         let skipped = transcript::limit(&mut t.turns, cap).map(|l| {
             format!(
@@ -407,12 +428,25 @@ impl<'a> Run<'a> {
                 turn.text = clean;
             }
         }
-        let date = t
-            .meta
-            .date
-            .as_deref()
-            .and_then(iso_date)
-            .unwrap_or_else(|| local_date(job.file.mtime_ns));
+        let date = match t.meta.date.as_deref().and_then(iso_date) {
+            Some(date) => date,
+            None => {
+                let date = local_date(job.file.mtime_ns);
+                let from_mtime = format!("dated {date}, from the file's modification time");
+                match (&t.meta.date, &t.meta_error) {
+                    (Some(d), _) => tracing::warn!(
+                        transcript = %path,
+                        "its date {d:?} is not a YYYY-MM-DD date: {from_mtime}"
+                    ),
+                    (None, Some(e)) => tracing::warn!(transcript = %path, "{e}: {from_mtime}"),
+                    (None, None) => tracing::info!(transcript = %path, "no date: {from_mtime}"),
+                }
+                date
+            }
+        };
+        if let (Some(e), Some(_)) = (&t.meta_error, &t.meta.date) {
+            tracing::info!(transcript = %path, "{e}");
+        }
         let system = llm::system_prompt(&self.engine.prompt.text, &self.engine.prompt.categories);
         let vault = self.engine.vaults[job.file.vault].name.clone();
         let whole = transcript::render(&t.turns);

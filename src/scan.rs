@@ -129,6 +129,14 @@ pub struct VaultCounts {
     pub failed: usize,
     /// Failed in an earlier run and unchanged since: skipped, not failed again.
     pub still_failing: usize,
+    /// Blank (Memory Loop leaves such files): recorded as done, nothing to send.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub empty: usize,
+}
+
+#[allow(clippy::trivially_copy_pass_by_ref)] // serde's skip_serializing_if passes a reference
+fn is_zero(n: &usize) -> bool {
+    *n == 0
 }
 
 /// A change the ledger should record, found while scanning.
@@ -142,6 +150,8 @@ pub enum Update {
     },
     /// Already processed bytes under a new path (a renamed file, a moved vault).
     Moved(TranscriptRow),
+    /// A blank transcript, done without an LLM: looked at again only once it changes.
+    Blank(TranscriptRow),
 }
 
 /// Something that went wrong for one path; the scan goes on.
@@ -185,6 +195,7 @@ impl Scan {
             t.changed += v.changed;
             t.failed += v.failed;
             t.still_failing += v.still_failing;
+            t.empty += v.empty;
         }
         t
     }
@@ -265,6 +276,10 @@ pub fn scan(vaults: &[Vault], ledger: &Ledger, rules: &Rules<'_>) -> Result<Scan
                     }
                     out.changed.push(c);
                 }
+                Seen::Blank(row) => {
+                    counts.empty += 1;
+                    out.updates.push(Update::Blank(row));
+                }
                 Seen::Failed { error, fingerprint } => {
                     counts.failed += 1;
                     out.problems.push(Problem {
@@ -324,6 +339,8 @@ enum Seen {
         update: Option<Update>,
     },
     Changed(Changed),
+    /// Blank: to be recorded as done, with this row.
+    Blank(TranscriptRow),
     Failed {
         error: String,
         fingerprint: Option<String>,
@@ -388,9 +405,10 @@ fn look(
     };
     // A file that cannot be a transcript fails here, before it takes a place in the
     // per-run budget; it is looked at again next run.
-    if let Err(e) = transcript::decode(&bytes) {
-        return Ok(failed(e.to_string()));
-    }
+    let blank = match transcript::decode(&bytes) {
+        Ok(decoded) => decoded.is_blank(),
+        Err(e) => return Ok(failed(e.to_string())),
+    };
     let sha256 = hex::encode(Sha256::digest(&bytes));
     if !rules.force
         && let Some(row) = row.as_ref().filter(|r| r.sha256 == sha256)
@@ -401,6 +419,21 @@ fn look(
             mtime_ns,
         };
         return Ok(unchanged(row, Some(touch)));
+    }
+    // Nothing to extract, so nothing to pay for: done, until the chat is written to.
+    if blank {
+        let at: chrono::DateTime<chrono::Local> = rules.now.into();
+        return Ok(Seen::Blank(TranscriptRow {
+            path: key,
+            vault: v.name.clone(),
+            size,
+            mtime_ns,
+            sha256,
+            prompt_hash: String::new(),
+            model: String::new(),
+            processed_at: at.to_rfc3339(),
+            fact_count: 0,
+        }));
     }
     // The same bytes under another name (a renamed file, a moved vault): already paid for.
     if !rules.force
@@ -459,7 +492,7 @@ pub fn apply(ledger: &Ledger, updates: &[Update]) -> Result<()> {
                 size,
                 mtime_ns,
             } => ledger.touch_transcript(path, *size, *mtime_ns)?,
-            Update::Moved(row) => ledger.mark_transcript(row)?,
+            Update::Moved(row) | Update::Blank(row) => ledger.mark_transcript(row)?,
         }
     }
     Ok(())
@@ -656,7 +689,7 @@ mod tests {
     #[test]
     fn a_file_that_is_not_text_is_a_problem_and_the_scan_goes_on() {
         let w = World::new();
-        let bad = w.write("bad.md", b"\0\x01binary", HOUR);
+        let bad = w.write("bad.md", b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR", HOUR);
         w.write("good.md", b"fine", HOUR);
 
         let s = w.scan(&empty_ledger(), false, None);
@@ -674,6 +707,28 @@ mod tests {
             }]
         );
         assert_eq!(s.total().found, 2);
+    }
+
+    #[test]
+    fn a_blank_file_is_no_problem_and_is_recorded_as_done() {
+        let w = World::new();
+        let blank = w.write("blank.md", b" \n\n", HOUR);
+        w.write("good.md", b"fine", HOUR);
+        let ledger = empty_ledger();
+
+        let s = w.scan(&ledger, false, None);
+
+        assert_eq!(s.changed.len(), 1);
+        assert!(s.problems.is_empty(), "{:?}", s.problems);
+        assert_eq!((s.vaults[0].empty, s.vaults[0].failed), (1, 0));
+        let [Update::Blank(row)] = s.updates.as_slice() else {
+            panic!("{:?}", s.updates)
+        };
+        assert_eq!(row.path, blank.display().to_string());
+        assert_eq!(row.fact_count, 0);
+        apply(&ledger, &s.updates).unwrap();
+        let again = w.scan(&ledger, false, None);
+        assert_eq!((again.vaults[0].unchanged, again.vaults[0].empty), (1, 0));
     }
 
     #[test]

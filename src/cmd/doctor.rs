@@ -84,7 +84,7 @@ pub fn run(global: &Global, env: &Env, args: &DoctorArgs) -> Result<u8> {
     if setup.provider_known {
         checks.extend(provider::check(cfg, env, args.offline));
     }
-    let prompt = Prompt::load(&cfg.paths.prompt_file);
+    let prompt = cfg.paths.prompt();
     let ledger = Ledger::scratch_copy(&cfg.paths.ledger());
     let hash = prompt.as_ref().ok().map(Prompt::hash);
     checks.extend(vaults::check(

@@ -50,10 +50,15 @@ struct State {
 
 #[derive(Serialize)]
 struct PromptState {
-    /// The user's override, when one is in use.
+    /// The file in use: the user's override or Memory Loop's prompt (`None`: built-in).
     path: Option<String>,
+    /// `builtin`, `override` (extraction-prompt.md) or `memory-loop` (durable-facts.md).
+    source: &'static str,
     /// Why the override cannot be used, if it cannot (every command exits 2 then).
     error: Option<String>,
+    /// Why Memory Loop's prompt, which is there, is not used.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    notice: Option<String>,
 }
 
 #[derive(Serialize)]
@@ -129,7 +134,7 @@ struct Facts {
 /// Prints the status. A prompt that cannot be used is a usage error (exit 2) here as in
 /// every command, but only once everything else has been shown.
 pub fn run(cfg: &Resolved, args: &StatusArgs) -> Result<u8> {
-    let prompt = Prompt::load(&cfg.paths.prompt_file);
+    let prompt = cfg.paths.prompt();
     let shown = prompt.as_ref().map_err(|e| format!("{e:#}"));
     let state = gather(cfg, shown, chrono::Local::now().into())?;
     if args.json {
@@ -147,11 +152,15 @@ fn gather(cfg: &Resolved, prompt: Result<&Prompt, String>, now: SystemTime) -> R
     let prompt_state = match &prompt {
         Ok(p) => PromptState {
             path: p.path.as_ref().map(|p| p.display().to_string()),
+            source: p.source.as_str(),
             error: None,
+            notice: p.notice.clone(),
         },
         Err(e) => PromptState {
             path: Some(cfg.paths.prompt_file.display().to_string()),
+            source: crate::prompt::Source::Override.as_str(),
             error: Some(e.clone()),
+            notice: None,
         },
     };
     let (vaults, mut problems) = vaults(cfg);
@@ -460,10 +469,16 @@ fn text(s: &State) -> String {
         "prompt",
         &match (&s.prompt.path, &s.prompt.error) {
             (_, Some(e)) => format!("cannot be used: {e}"),
+            (Some(p), None) if s.prompt.source == "memory-loop" => {
+                format!("Memory Loop's {p} (saved by its settings; no extraction-prompt.md)")
+            }
             (Some(p), None) => format!("your override {p}"),
             (None, _) => "built-in".to_owned(),
         },
     );
+    if let Some(notice) = &s.prompt.notice {
+        line("", notice);
+    }
     line(
         "config",
         &if s.config_exists {

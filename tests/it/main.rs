@@ -32,6 +32,7 @@ mod legacy;
 mod llm_faults;
 mod lock;
 mod memory_edit;
+mod memory_loop_formats;
 mod memory_show;
 mod merge;
 mod openai;

@@ -50,7 +50,14 @@ pub(super) fn check(
                     )
                     .fix("rename one of the two directories (a vault's name is its directory's name)"),
                 ),
-                None => vaults.push(v),
+                None => {
+                    for warning in &v.warnings {
+                        out.push(Check::warn("vault", warning.clone()).fix(
+                            "correct it, or save the vault's settings in Memory Loop, which rewrites the file",
+                        ));
+                    }
+                    vaults.push(v);
+                }
             },
             Err(e) => out.push(unusable(&e, &config.to_string())),
         }
@@ -121,7 +128,7 @@ fn unusable(e: &VaultError, config: &str) -> Check {
         VaultError::Missing { .. } | VaultError::NotADirectory { .. } => {
             format!("correct the path in vaults = [...] in {config}, or --vault")
         }
-        VaultError::Malformed { path, .. } | VaultError::InboxEscapes { path, .. } => {
+        VaultError::InboxEscapes { path, .. } => {
             format!("correct {} (Memory Loop's vault settings)", path.display())
         }
         VaultError::Unreadable { path, .. } => {
@@ -233,6 +240,7 @@ mod tests {
             root: "/v/alpha".into(),
             content_root: "/v/alpha".into(),
             inbox: "00_Inbox".into(),
+            warnings: Vec::new(),
         }
     }
 
