@@ -15,6 +15,7 @@ use crate::error;
 use crate::fsutil::{self, RunLock};
 use crate::ledger::Ledger;
 use crate::prompt::Prompt;
+use crate::rebuild;
 use crate::report::{Failure, Report};
 use crate::store::Store;
 use crate::vault::{self, Vault};
@@ -52,11 +53,14 @@ impl<'a> Engine<'a> {
             })?;
             Some(lock.ok_or_else(|| error::locked(&cfg.paths.state_dir.join(fsutil::LOCK_FILE)))?)
         };
+        let path = cfg.paths.ledger();
         let ledger = if dry_run {
-            Ledger::scratch_copy(&cfg.paths.ledger())?
+            Ledger::scratch_copy(&path)?
         } else {
-            Ledger::open(&cfg.paths.ledger())?
+            Ledger::open(&path)?
         };
+        // An emptied ledger is not a first run: it would bring back what the user deleted.
+        rebuild::check_not_emptied(&ledger, &path, &cfg.memory_file, &vaults)?;
         Ok(Self {
             cfg,
             prompt,

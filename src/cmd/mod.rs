@@ -6,6 +6,7 @@ mod daemon;
 mod doctor;
 pub mod editor;
 mod extract;
+pub mod ledger;
 pub mod memory;
 mod prompt;
 pub(crate) mod service;
@@ -19,6 +20,7 @@ use anyhow::Result;
 use crate::cli::{Cli, Command, Global};
 use crate::config::{Config, Resolved};
 use crate::error;
+use crate::ledger::LedgerDamaged;
 use crate::paths::{Env, Paths};
 
 /// Exit status: done.
@@ -30,13 +32,30 @@ pub const EXIT_FAILED: u8 = 1;
 pub fn main(cli: Cli) -> ExitCode {
     let env = Env::from_process();
     init_logging(&cli.global, matches!(cli.command, Command::Daemon), &env);
+    let config = cli.global.config.clone();
     match dispatch(cli, &env) {
         Ok(code) => ExitCode::from(code),
         Err(e) => {
             say(&format!("{e:#}"));
+            if let Some(advice) = damage_advice(&e, config.as_deref(), &env) {
+                say(&advice);
+            }
             ExitCode::from(error::kind_of(&e).code())
         }
     }
+}
+
+/// The way out of a ledger found broken in the middle of a command (its check at open
+/// passed): SQLite's words alone do not say which file or what to do.
+fn damage_advice(e: &anyhow::Error, config: Option<&std::path::Path>, env: &Env) -> Option<String> {
+    if e.chain()
+        .any(|c| c.downcast_ref::<LedgerDamaged>().is_some())
+    {
+        return None;
+    }
+    let why = crate::ledger::corruption_in(e)?;
+    let paths = Paths::resolve(env, config).ok()?;
+    Some(LedgerDamaged::unreadable(&paths.ledger(), why).to_string())
 }
 
 fn dispatch(cli: Cli, env: &Env) -> Result<u8> {
@@ -50,6 +69,7 @@ fn dispatch(cli: Cli, env: &Env) -> Result<u8> {
         Command::Status(args) => status::run(&resolve(&global, env)?, &args),
         Command::Daemon => daemon::run(&global, env),
         Command::Service(cmd) => service::run(&global, env, &cmd),
+        Command::Ledger(cmd) => ledger::run(&resolve(&global, env)?, &cmd),
         Command::Doctor(args) => doctor::run(&global, env, &args),
         Command::Completions(args) => completions::run(args.shell),
         Command::Man => completions::man(),
