@@ -26,6 +26,7 @@ mod grounding;
 mod injection;
 mod kill;
 mod known_facts;
+mod ledger_damage;
 mod legacy;
 mod llm_faults;
 mod lock;
