@@ -54,6 +54,7 @@ impl<'a> Engine<'a> {
             Some(lock.ok_or_else(|| error::locked(&cfg.paths.state_dir.join(fsutil::LOCK_FILE)))?)
         };
         let path = cfg.paths.ledger();
+        rebuild::check_file_not_emptied(&path, &cfg.memory_file, &vaults)?;
         let ledger = if dry_run {
             Ledger::scratch_copy(&path)?
         } else {

@@ -215,6 +215,28 @@ pub fn check_not_emptied(
     }
 }
 
+/// [`check_not_emptied`] before the ledger file is opened, for one that is missing or
+/// 0 bytes: SQLite would create a new ledger there, and the error then leaves the state
+/// directory as it was.
+///
+/// # Errors
+///
+/// [`LedgerDamaged`] with [`Damage::Emptied`].
+pub fn check_file_not_emptied(path: &Path, memory_file: &Path, vaults: &[Vault]) -> Result<()> {
+    let fresh = match std::fs::metadata(path) {
+        Ok(m) => m.len() == 0,
+        Err(e) => e.kind() == std::io::ErrorKind::NotFound,
+    };
+    match written_before(memory_file, vaults).filter(|_| fresh) {
+        Some(evidence) => Err(LedgerDamaged {
+            path: path.to_path_buf(),
+            damage: Damage::Emptied { evidence },
+        }
+        .into()),
+        None => Ok(()),
+    }
+}
+
 /// The first file that shows memloop wrote it: memory.md with memloop's managed header, or
 /// a vault's fence with memloop's visible line (Memory Loop's own fences lack it: taking
 /// one over is a first run).

@@ -287,6 +287,7 @@ fn an_emptied_ledger_never_brings_back_a_deleted_bullet() {
         hand_edit(&env, &mock);
         let path = ledger(&env);
         empty(&path);
+        let emptied = fs::metadata(&path).ok().map(|m| m.len());
         let memory = env.memory();
         let sent = mock.count();
 
@@ -305,6 +306,13 @@ fn an_emptied_ledger_never_brings_back_a_deleted_bullet() {
         assert_points_at_rebuild(&stderr, &path);
         assert_eq!(mock.count(), sent, "{what}: nothing extracted again");
         assert_eq!(env.memory(), memory, "{what}");
+        if emptied.is_none_or(|len| len == 0) {
+            assert_eq!(
+                fs::metadata(&path).ok().map(|m| m.len()),
+                emptied,
+                "{what}: no new ledger is created"
+            );
+        }
         let out = env.cmd().args(["status"]).assert().code(2);
         assert_points_at_rebuild(&String::from_utf8_lossy(&out.get_output().stdout), &path);
 
