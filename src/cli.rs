@@ -15,8 +15,8 @@ use clap::{Args, Parser, Subcommand};
 #[command(after_help = "\
 Exit status: 0 done; 1 some transcripts failed (the rest were committed) or another runtime
 error; 2 usage or configuration error (a rejected API key included), or a damaged ledger
-(`memloop ledger rebuild`); 75 another memloop run
-holds the lock; 130 / 143 stopped by SIGINT / SIGTERM after committing what was answered.
+(`memloop ledger rebuild`); 75 another memloop run holds the lock; 130 / 143 stopped by
+SIGINT / SIGTERM after committing what was answered.
 
 Environment: VAULTS_DIR, MEMLOOP_CONFIG, MEMLOOP_PROVIDER (auto|anthropic|openai|claude-cli|builtin),
 MEMLOOP_MODEL, ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL, OPENAI_API_KEY, OPENAI_BASE_URL,
