@@ -154,3 +154,30 @@ pub(crate) fn print(text: &str) -> Result<()> {
         _ => Ok(()),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn broken_data_met_mid_command_is_explained_once_with_the_ledger_and_the_way_out() {
+        let env = Env::from_pairs([("HOME", "/h"), ("XDG_STATE_HOME", "/s")]);
+        let corrupt = rusqlite::Error::SqliteFailure(
+            rusqlite::ffi::Error::new(rusqlite::ffi::SQLITE_CORRUPT),
+            None,
+        );
+        let e = anyhow::Error::from(corrupt).context("could not read facts");
+        let advice = damage_advice(&e, None, &env).expect("advice");
+        assert!(advice.contains("/s/memory-loop/ledger.sqlite3"), "{advice}");
+        assert!(advice.contains("memloop ledger rebuild"), "{advice}");
+        let said = anyhow::Error::from(LedgerDamaged::unreadable(
+            std::path::Path::new("/s/l"),
+            "garbage",
+        ));
+        assert_eq!(damage_advice(&said, None, &env), None, "already said");
+        assert_eq!(
+            damage_advice(&anyhow::anyhow!("disk full"), None, &env),
+            None
+        );
+    }
+}
