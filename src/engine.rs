@@ -15,6 +15,7 @@ use crate::error;
 use crate::fsutil::{self, RunLock};
 use crate::ledger::Ledger;
 use crate::prompt::Prompt;
+use crate::rebuild;
 use crate::report::{Failure, Report};
 use crate::store::Store;
 use crate::vault::{self, Vault};
@@ -52,11 +53,15 @@ impl<'a> Engine<'a> {
             })?;
             Some(lock.ok_or_else(|| error::locked(&cfg.paths.state_dir.join(fsutil::LOCK_FILE)))?)
         };
+        let path = cfg.paths.ledger();
+        rebuild::check_file_not_emptied(&path, &cfg.memory_file, &vaults)?;
         let ledger = if dry_run {
-            Ledger::scratch_copy(&cfg.paths.ledger())?
+            Ledger::scratch_copy(&path)?
         } else {
-            Ledger::open(&cfg.paths.ledger())?
+            Ledger::open(&path)?
         };
+        // An emptied ledger is not a first run: it would bring back what the user deleted.
+        rebuild::check_not_emptied(&ledger, &path, &cfg.memory_file, &vaults)?;
         if !dry_run {
             // Under the lock no other memloop is half way through a write: what a killed
             // one left behind goes.

@@ -562,7 +562,7 @@ fn create_temp(dir: &Path, target: &Path) -> io::Result<(File, TempGuard)> {
 
 /// Makes the rename durable. Some filesystems cannot fsync a directory; the rename has
 /// already happened there, so that is not an error.
-fn sync_dir(dir: &Path) -> io::Result<()> {
+pub(crate) fn sync_dir(dir: &Path) -> io::Result<()> {
     #[cfg(unix)]
     match File::open(dir).and_then(|d| d.sync_all()) {
         Ok(()) => {}

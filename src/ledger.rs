@@ -11,8 +11,13 @@ use rusqlite::{Connection, OptionalExtension, params};
 
 use crate::fact::{ArchiveReason, Fact, Origin, Scope, Status};
 
+mod damage;
 mod failures;
 mod migrate;
+mod salvage;
+
+pub use damage::{Damage, LedgerDamaged, corruption_in, is_corruption};
+pub use salvage::{Salvaged, TableSalvage};
 
 pub use failures::FailedInput;
 
@@ -97,20 +102,27 @@ pub struct Ledger {
 }
 
 impl Ledger {
-    /// Opens (creating if needed) the ledger at `path`.
+    /// Opens (creating if needed) the ledger at `path`. A file that is not a ledger, or
+    /// whose pages are broken, is [`LedgerDamaged`]: nothing is written to it.
     pub fn open(path: &Path) -> Result<Self> {
         if let Some(dir) = path.parent() {
             std::fs::create_dir_all(dir)
                 .with_context(|| format!("could not create state directory {}", dir.display()))?;
         }
-        let conn = Connection::open(path)
-            .with_context(|| format!("could not open ledger {}", path.display()))?;
+        damage::check_file(path).map_err(|why| LedgerDamaged::unreadable(path, why))?;
+        let conn = Connection::open(path).map_err(|e| explain(path, e, "could not open ledger"))?;
+        // Checked before anything is written: a damaged file is kept as it is.
+        if let Some(why) =
+            damage::check_pages(&conn).map_err(|e| explain(path, e, "could not read ledger"))?
+        {
+            return Err(LedgerDamaged::unreadable(path, why).into());
+        }
         // WAL with NORMAL sync: a power cut can lose the last commits but never corrupts;
         // a lost commit only means a transcript is extracted again, which merge absorbs.
         conn.pragma_update(None, "journal_mode", "WAL")
             .and_then(|()| conn.pragma_update(None, "synchronous", "NORMAL"))
-            .with_context(|| format!("could not configure ledger {}", path.display()))?;
-        Self::init(conn).with_context(|| format!("ledger {}", path.display()))
+            .map_err(|e| explain(path, e, "could not configure ledger"))?;
+        Self::init(conn).map_err(|e| explain(path, e, "ledger"))
     }
 
     /// A private in-memory copy of the ledger at `path` (or an empty one when it does not
@@ -122,15 +134,46 @@ impl Ledger {
             .try_exists()
             .with_context(|| format!("could not read ledger {}", path.display()))?;
         if exists {
-            let src = open_read_only(path)
-                .with_context(|| format!("could not open ledger {}", path.display()))?;
-
-            let backup = rusqlite::backup::Backup::new(&src, &mut conn)?;
+            damage::check_file(path).map_err(|why| LedgerDamaged::unreadable(path, why))?;
+            let src =
+                open_read_only(path).map_err(|e| explain(path, e, "could not open ledger"))?;
+            let backup = rusqlite::backup::Backup::new(&src, &mut conn)
+                .map_err(|e| explain(path, e, "could not read ledger"))?;
             backup
                 .run_to_completion(256, std::time::Duration::ZERO, None)
-                .with_context(|| format!("could not read ledger {}", path.display()))?;
+                .map_err(|e| explain(path, e, "could not read ledger"))?;
+            drop(backup);
+            if let Some(why) =
+                damage::check_pages(&conn).map_err(|e| explain(path, e, "could not read ledger"))?
+            {
+                return Err(LedgerDamaged::unreadable(path, why).into());
+            }
         }
-        Self::init(conn)
+        Self::init(conn).map_err(|e| explain(path, e, "ledger"))
+    }
+
+    /// An empty ledger in memory, for a command that shows what it can without the real
+    /// one.
+    pub fn in_memory() -> Result<Self> {
+        Self::init(Connection::open_in_memory()?)
+    }
+
+    /// Closes the ledger, folding its write-ahead log into the file (a ledger about to be
+    /// renamed must be whole in one file).
+    pub fn close(self) -> Result<()> {
+        self.conn.close().map_err(|(_, e)| e)?;
+        Ok(())
+    }
+
+    /// Whether the ledger knows nothing at all: no fact, no transcript, no file written.
+    /// A first run starts from such a ledger; so does one that was emptied.
+    pub fn is_blank(&self) -> Result<bool> {
+        Ok(self.conn.query_row(
+            "SELECT NOT EXISTS (SELECT 1 FROM facts) AND NOT EXISTS (SELECT 1 FROM transcripts)
+                 AND NOT EXISTS (SELECT 1 FROM rendered)",
+            [],
+            |r| r.get(0),
+        )?)
     }
 
     fn init(conn: Connection) -> Result<Self> {
@@ -831,6 +874,16 @@ impl Ledger {
             imported: pairs.len(),
             warning,
         })
+    }
+}
+
+/// `e` as a user reads it: broken data is [`LedgerDamaged`] (the way out included); any
+/// other error says what was being done to which ledger.
+fn explain(path: &Path, e: impl Into<anyhow::Error>, doing: &str) -> anyhow::Error {
+    let e = e.into();
+    match damage::corruption_in(&e) {
+        Some(why) => LedgerDamaged::unreadable(path, why).into(),
+        None => e.context(format!("{doing} {}", path.display())),
     }
 }
 

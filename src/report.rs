@@ -47,6 +47,21 @@ pub struct Report {
     pub notices: Vec<String>,
 }
 
+/// What a ledger rebuild made of one file's bullets (`rebuild::plan`).
+#[derive(Debug, Clone, Copy, Default, Serialize, Deserialize, PartialEq, Eq)]
+pub struct RebuildCounts {
+    /// Bullets of facts the salvaged ledger knew.
+    pub known: usize,
+    /// Of those, facts that were not shown (forgotten, archived) and are again.
+    pub restored: usize,
+    /// Of those, facts the file words differently: the user's words now.
+    pub reworded: usize,
+    /// Bullets no fact knew any more: facts again, kept as the user's own.
+    pub adopted: usize,
+    /// Facts memloop showed that the file no longer has: forgotten, as a deleted bullet is.
+    pub forgotten: usize,
+}
+
 /// Hand edits read back from the files, as facts they touched.
 #[derive(Debug, Clone, Copy, Default, Serialize, Deserialize, PartialEq, Eq)]
 pub struct EditCounts {

@@ -28,6 +28,7 @@ mod grounding;
 mod injection;
 mod kill;
 mod known_facts;
+mod ledger_damage;
 mod legacy;
 mod llm_faults;
 mod lock;
