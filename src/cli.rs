@@ -64,8 +64,11 @@ pub enum Command {
     /// Only transcripts that are new or changed since the last run are sent (SHA-256 in the
     /// ledger); files modified in the last `settle_minutes` wait for the next run. Secrets
     /// are redacted before anything leaves the machine. Each transcript is committed as it
-    /// finishes: a failure names the file and it is retried next run; Ctrl-C keeps what was
-    /// committed.
+    /// finishes: a failure names the file and it is retried next run, except one only a
+    /// change to the file can fix (not text, unreadable, an answer that cannot be read),
+    /// which is reported once and skipped while it stays as it is (`--force` tries again);
+    /// Ctrl-C keeps what was committed. With --json, stdout holds one JSON object on every
+    /// exit ({"error", "exit"} when the run could not start).
     Extract(ExtractArgs),
     /// See, correct and prune the memory memloop keeps (show, edit, forget, restore, ...)
     #[command(subcommand)]
