@@ -181,6 +181,14 @@ fn vault_line(v: &Vault, counts: &VaultCounts, problems: &[&scan::Problem]) -> C
             ),
         )
         .fix("a run reports them as failed and goes on; `memloop status` lists them"),
+        None if counts.still_failing > 0 => Check::warn(
+            "vault",
+            format!(
+                "{text}; {} skipped: they failed before and have not changed",
+                counts.still_failing
+            ),
+        )
+        .fix("`memloop status` says why; mend or replace them, or `memloop extract --force`"),
         None => Check::ok("vault", text),
     }
 }
@@ -301,6 +309,18 @@ mod tests {
         assert_eq!(
             vault_line(&vault(), &VaultCounts::default(), &[&dir]).level,
             Level::Error
+        );
+        let skipped = VaultCounts {
+            found: 2,
+            still_failing: 1,
+            ..VaultCounts::default()
+        };
+        let line = vault_line(&vault(), &skipped, &[]);
+        assert_eq!(line.level, Level::Warn);
+        assert!(
+            line.message
+                .ends_with("1 skipped: they failed before and have not changed"),
+            "{line:?}"
         );
     }
 }
