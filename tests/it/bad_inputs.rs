@@ -187,8 +187,10 @@ fn a_symlink_loop_is_reported_once_and_the_rest_goes_on() {
     assert_eq!(report["transcripts"]["still_failing"], 2, "{report}");
 }
 
-#[test]
-fn a_read_only_rules_directory_fails_memory_md_alone_and_the_next_run_catches_up() {
+/// `~/.claude/rules` made unwritable by `setup` (run in a mount namespace) for one run:
+/// memory.md fails alone, named, the vaults are written, and the next run, with the
+/// directory back, writes memory.md from the ledger without asking the model again.
+fn memory_md_unwritable_then_caught_up(setup: &str) {
     if !unshare_works(&WITH_MOUNTS) {
         eprintln!("skipped: no user and mount namespace here");
         return;
@@ -197,12 +199,7 @@ fn a_read_only_rules_directory_fails_memory_md_alone_and_the_next_run_catches_up
     let mock = Mock::start();
     std::fs::create_dir_all(env.memory_path().parent().expect("rules")).expect("mkdir rules");
 
-    let output = run_with_mount(
-        &env,
-        &mock,
-        r#"mount --bind "$RULES" "$RULES" && mount -o remount,bind,ro "$RULES""#,
-        &["extract", "--json"],
-    );
+    let output = run_with_mount(&env, &mock, setup, &["extract", "--json"]);
 
     let report = json(&output);
     assert_eq!(output.status.code(), Some(1), "{report}");
@@ -234,39 +231,16 @@ fn a_read_only_rules_directory_fails_memory_md_alone_and_the_next_run_catches_up
 }
 
 #[test]
+fn a_read_only_rules_directory_fails_memory_md_alone_and_the_next_run_catches_up() {
+    memory_md_unwritable_then_caught_up(
+        r#"mount --bind "$RULES" "$RULES" && mount -o remount,bind,ro "$RULES""#,
+    );
+}
+
+#[test]
 fn a_full_disk_under_memory_md_fails_it_alone_and_the_next_run_catches_up() {
-    if !unshare_works(&WITH_MOUNTS) {
-        eprintln!("skipped: no user and mount namespace here");
-        return;
-    }
-    let env = TestEnv::with_fixtures();
-    let mock = Mock::start();
-    std::fs::create_dir_all(env.memory_path().parent().expect("rules")).expect("mkdir rules");
-
     // A tmpfs of 64 KiB, filled up before memloop starts.
-    let output = run_with_mount(
-        &env,
-        &mock,
+    memory_md_unwritable_then_caught_up(
         r#"mount -t tmpfs -o size=64k tmpfs "$RULES" && (head -c 1048576 /dev/zero > "$RULES/filler" 2>/dev/null; true)"#,
-        &["extract", "--json"],
-    );
-
-    let report = json(&output);
-    assert_eq!(output.status.code(), Some(1), "{report}");
-    assert!(
-        report["failures"]
-            .to_string()
-            .contains(&env.memory_path().display().to_string()),
-        "memory.md is named: {report}"
-    );
-    let asked = mock.count();
-
-    let report = env.extract(&mock, &[], 0);
-    assert_eq!(mock.count(), asked, "nothing is asked again");
-    assert_eq!(report["transcripts"]["unchanged"], 3, "{report}");
-    assert_eq!(
-        bullets(&env.memory()).len(),
-        GLOBAL.len(),
-        "memory.md caught up"
     );
 }
