@@ -126,9 +126,10 @@ fn replace(
     Ok(Replaced::Done)
 }
 
-/// Puts `new` at `target` if `target` still holds `expected`. On Linux the two files are
-/// exchanged atomically and what was at `target` is checked afterwards; a save that landed
-/// since it was read is exchanged back, so it is never replaced, whatever the timing.
+/// Puts `new` at `target` if `target` still holds `expected`. On Linux `target` is checked,
+/// then the two files are exchanged atomically and what was at `target` is checked again; a
+/// save that landed in between is exchanged back, so it is never replaced, whatever the
+/// timing.
 /// Elsewhere the check comes just before the rename, leaving a window of microseconds.
 /// On `Changed`, `new` (the temp file) is left for the caller's guard to remove.
 fn swap_if_unchanged(
