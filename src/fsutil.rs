@@ -126,9 +126,10 @@ fn replace(
     Ok(Replaced::Done)
 }
 
-/// Puts `new` at `target` if `target` still holds `expected`. On Linux the two files are
-/// exchanged atomically and what was at `target` is checked afterwards; a save that landed
-/// since it was read is exchanged back, so it is never replaced, whatever the timing.
+/// Puts `new` at `target` if `target` still holds `expected`. On Linux `target` is checked,
+/// then the two files are exchanged atomically and what was at `target` is checked again; a
+/// save that landed in between is exchanged back, so it is never replaced, whatever the
+/// timing.
 /// Elsewhere the check comes just before the rename, leaving a window of microseconds.
 /// On `Changed`, `new` (the temp file) is left for the caller's guard to remove.
 fn swap_if_unchanged(
@@ -136,6 +137,31 @@ fn swap_if_unchanged(
     target: &Path,
     ours: &[u8],
     expected: Option<&[u8]>,
+) -> io::Result<Replaced> {
+    swap_stepwise(new, target, ours, expected, &mut |_| Ok(()))
+}
+
+/// The points inside [`swap_stepwise`] where another program's save may land; a test lands
+/// its saves there to play each interleaving deterministically.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Step {
+    /// `target` was found holding `expected`; nothing is exchanged yet.
+    Checked,
+    /// Our bytes are at `target`; what they displaced is not checked yet.
+    #[cfg_attr(not(target_os = "linux"), allow(dead_code))]
+    Exchanged,
+    /// A displaced save was exchanged back; whether another one landed is not checked yet.
+    #[cfg_attr(not(target_os = "linux"), allow(dead_code))]
+    ExchangedBack,
+}
+
+/// [`swap_if_unchanged`], calling `step` at each [`Step`].
+fn swap_stepwise(
+    new: &Path,
+    target: &Path,
+    ours: &[u8],
+    expected: Option<&[u8]>,
+    step: &mut dyn FnMut(Step) -> io::Result<()>,
 ) -> io::Result<Replaced> {
     let read = |p: &Path| match fs::read(p) {
         Ok(b) => Ok(Some(b)),
@@ -145,8 +171,20 @@ fn swap_if_unchanged(
     #[cfg(target_os = "linux")]
     if expected.is_some() {
         use rustix::fs::{CWD, RenameFlags, renameat_with};
+        // Checked before exchanging too, not only after: for the instant between the
+        // exchange and the exchange back, our bytes are in the file's place, and a program
+        // that reads the file then (an editor reloading it, a sync client) builds its next
+        // save on text that lacks the save which had landed, and that next save erases it
+        // for good. Saves land while the plan is made and the temp file written and synced
+        // (milliseconds, far more on a loaded machine); this check leaves them only the
+        // microseconds up to the exchange.
+        if read(target)?.as_deref() != expected {
+            return Ok(Replaced::Changed);
+        }
+        step(Step::Checked)?;
         match renameat_with(CWD, new, CWD, target, RenameFlags::EXCHANGE) {
             Ok(()) => {
+                step(Step::Exchanged)?;
                 // `new` now holds what was at `target` the instant before.
                 if read(new)?.as_deref() == expected {
                     fs::remove_file(new)?;
@@ -154,6 +192,7 @@ fn swap_if_unchanged(
                 }
                 // A save landed: give it back its place.
                 renameat_with(CWD, new, CWD, target, RenameFlags::EXCHANGE)?;
+                step(Step::ExchangedBack)?;
                 // Yet another save landed in between: `new` holds it, the newest, and
                 // `target` the one before it. The newest takes the place.
                 if read(new)?.as_deref() != Some(ours) {
@@ -169,6 +208,7 @@ fn swap_if_unchanged(
     if read(target)?.as_deref() != expected {
         return Ok(Replaced::Changed);
     }
+    step(Step::Checked)?;
     fs::rename(new, target)?;
     Ok(Replaced::Done)
 }
@@ -611,6 +651,119 @@ mod tests {
             replace_if_unchanged(&new, b"x", None).unwrap(),
             Replaced::Done
         );
+    }
+
+    /// A save as an editor that reloads the file makes it: read the file, add a line,
+    /// rename a temp file over it.
+    #[cfg(target_os = "linux")]
+    fn reload_and_save(path: &Path, line: &str) -> io::Result<()> {
+        let text = fs::read_to_string(path)?;
+        save(path, &format!("{text}{line}\n"))
+    }
+
+    /// A save of `text` from an editor's buffer, renamed over the file.
+    #[cfg(target_os = "linux")]
+    fn save(path: &Path, text: &str) -> io::Result<()> {
+        let tmp = path.with_file_name(".editor.tmp");
+        fs::write(&tmp, text)?;
+        fs::rename(&tmp, path)
+    }
+
+    /// memory.md holding `base`, and memloop's temp file beside it holding `ours`.
+    #[cfg(target_os = "linux")]
+    fn memory_and_temp(base: &str, ours: &str) -> (tempfile::TempDir, PathBuf, PathBuf) {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("memory.md");
+        fs::write(&path, base).unwrap();
+        let temp = dir.path().join(".memory.md.1.0.tmp");
+        fs::write(&temp, ours).unwrap();
+        (dir, path, temp)
+    }
+
+    /// The save lost under load: memloop planned from `base`, the user's save landed while
+    /// the temp file was written and synced, and the editor reloads the file and saves
+    /// again at every point of the swap. Exchanging first put memloop's stale bytes in the
+    /// file's place for an instant; the editor built its next save on them and that save
+    /// erased "note 1".
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn a_save_that_landed_before_the_swap_never_sees_the_stale_bytes_in_its_place() {
+        let (_dir, path, temp) = memory_and_temp("base\n", "base\n- fact\n");
+        reload_and_save(&path, "note 1").unwrap();
+        let mut saves = 1;
+        let mut shown = Vec::new();
+        let replaced = swap_stepwise(
+            &temp,
+            &path,
+            b"base\n- fact\n",
+            Some(b"base\n"),
+            &mut |step| {
+                shown.push((step, fs::read_to_string(&path)?));
+                saves += 1;
+                reload_and_save(&path, &format!("note {saves}"))
+            },
+        )
+        .unwrap();
+        assert_eq!(replaced, Replaced::Changed);
+        let after = fs::read_to_string(&path).unwrap();
+        for i in 1..=saves {
+            assert!(
+                after.contains(&format!("note {i}\n")),
+                "note {i} lost: {after:?}"
+            );
+        }
+        assert!(
+            shown.iter().all(|(_, text)| !text.contains("- fact")),
+            "memloop's stale bytes were in the file's place: {shown:?}"
+        );
+    }
+
+    /// A save landing in the microseconds between the check and the exchange is exchanged
+    /// back, and one landing after that (from the editor's buffer) takes the place as the
+    /// newest: no save is replaced, and the file is memloop's only when it was unchanged.
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn saves_landing_between_the_check_and_the_exchanges_keep_the_newest_in_place() {
+        let ours = "base\n- fact\n";
+        // (step, text saved there) for each interleaving; the last save must win.
+        let cases: [&[(Step, &str)]; 4] = [
+            &[],
+            &[(Step::Checked, "base\nnote 1\n")],
+            &[
+                (Step::Checked, "base\nnote 1\n"),
+                (Step::Exchanged, "base\nnote 1\nnote 2\n"),
+            ],
+            &[
+                (Step::Checked, "base\nnote 1\n"),
+                (Step::ExchangedBack, "base\nnote 1\nnote 2\n"),
+            ],
+        ];
+        for saves in cases {
+            let (dir, path, temp) = memory_and_temp("base\n", ours);
+            let replaced = swap_stepwise(
+                &temp,
+                &path,
+                ours.as_bytes(),
+                Some(b"base\n"),
+                &mut |step| match saves.iter().find(|(s, _)| *s == step) {
+                    Some((_, text)) => save(&path, text),
+                    None => Ok(()),
+                },
+            )
+            .unwrap();
+            let after = fs::read_to_string(&path).unwrap();
+            match saves.last() {
+                None => {
+                    assert_eq!(replaced, Replaced::Done);
+                    assert_eq!(after, ours);
+                    assert_eq!(entries(dir.path()), ["memory.md"]);
+                }
+                Some((_, newest)) => {
+                    assert_eq!(replaced, Replaced::Changed, "{saves:?}");
+                    assert_eq!(after, *newest, "{saves:?}");
+                }
+            }
+        }
     }
 
     fn entries(dir: &Path) -> Vec<String> {
