@@ -23,6 +23,7 @@ use crate::engine::Engine;
 use crate::error;
 use crate::executor::{self, Answering, Flow, Work};
 use crate::fact::{Scope, Status};
+use crate::fsutil;
 use crate::ground::Grounds;
 use crate::ledger::{AnswerKey, Source, TranscriptRow};
 use crate::llm::{self, ExtractRequest, Extraction, LlmError, Provider};
@@ -73,6 +74,14 @@ pub struct Job {
     /// The words it holds, by who wrote them, to check the facts' evidence against;
     /// known once it is parsed (`Run::requests`).
     grounds: std::cell::OnceCell<Grounds>,
+}
+
+/// What [`Run::requests`] made of a transcript.
+enum Prepared {
+    /// The requests, and what the cap left out, if it did.
+    Ready(Vec<ExtractRequest>, Option<String>),
+    /// The file is not the one scanned any more.
+    Changed,
 }
 
 /// Runs one extraction over the configured vaults.
@@ -308,11 +317,25 @@ impl<'a> Run<'a> {
         self.progress.advance(path, false);
     }
 
-    /// Builds the requests for one transcript: parse, cap, redact, chunk. With them, what
-    /// the cap left out, if it did.
-    fn requests(&self, job: &Job) -> Result<(Vec<ExtractRequest>, Option<String>), String> {
-        let text = transcript::decode(&job.file.bytes).map_err(|e| e.to_string())?;
+    /// Builds the requests for one transcript: read, parse, cap, redact, chunk. With them,
+    /// what the cap left out, if it did.
+    fn requests(&self, job: &Job) -> Result<Prepared, String> {
+        let root = &self.engine.vaults[job.file.vault].root;
+        let (bytes, meta) =
+            fsutil::read_within_stat(root, &job.file.path).map_err(|e| match e {
+                fsutil::Confined::Refused(refusal) => format!("not read: {refusal}"),
+                fsutil::Confined::Io(e) => format!("could not read transcript: {e}"),
+            })?;
+        // Written to since the scan: these are not the bytes the scan's checksum vouches
+        // for. The next run sees the file anew.
+        if !job.file.is_still(&meta) {
+            return Ok(Prepared::Changed);
+        }
+        let text = transcript::decode(&bytes).map_err(|e| e.to_string())?;
         let mut t = transcript::parse(text);
+        // The turns own their text: the file's bytes go before the cap, redaction and
+        // chunking make their copies.
+        drop(bytes);
         let cap = self.engine.cfg.config.llm.max_transcript_tokens;
         let skipped = transcript::limit(&mut t.turns, cap).map(|l| {
             format!(
@@ -384,7 +407,7 @@ impl<'a> Run<'a> {
             .collect();
         let _ = job.date.set(date);
         let _ = job.grounds.set(Grounds::new(&t.turns));
-        Ok((requests, skipped))
+        Ok(Prepared::Ready(requests, skipped))
     }
 
     /// Extracts every job through the executor; returns why the run stopped early, if it did.
@@ -530,7 +553,17 @@ impl Work for Run<'_> {
             return None;
         }
         match self.requests(job) {
-            Ok((requests, skipped)) => {
+            // Not failed, not extracted: it waits for the next run (counted as deferred).
+            Ok(Prepared::Changed) => {
+                let notice = format!(
+                    "{}: changed during the run; it is extracted next run",
+                    job.file.path.display()
+                );
+                self.progress.warn(&notice);
+                self.report.notices.push(notice);
+                None
+            }
+            Ok(Prepared::Ready(requests, skipped)) => {
                 if let Some(skipped) = skipped {
                     let notice = format!("{}: {skipped}", job.file.path.display());
                     self.progress.warn(&notice);
@@ -902,6 +935,59 @@ mod driven {
         assert!(report.interrupted);
         assert_eq!(report.transcripts.deferred, 3, "{report:?}");
         assert_eq!(error::kind_of(&stopped.unwrap()), error::Kind::Terminated);
+    }
+
+    /// Appends to a transcript when extraction begins: after the scan, before the file
+    /// is read again to be extracted.
+    struct WritesOnBegin(PathBuf);
+
+    impl Progress for WritesOnBegin {
+        fn warn(&self, _: &str) {}
+        fn begin(&self, _: usize) {
+            use std::io::Write;
+            let mut f = std::fs::OpenOptions::new()
+                .append(true)
+                .open(&self.0)
+                .unwrap();
+            f.write_all(b"\n## [09:05] User\n\nI also live in Braga.\n")
+                .unwrap();
+        }
+        fn advance(&self, _: &Path, _: bool) {}
+        fn finish(&self) {}
+    }
+
+    #[test]
+    fn a_transcript_written_to_after_the_scan_waits_for_the_next_run() {
+        let dir = tempfile::tempdir().unwrap();
+        let cfg = setup(dir.path());
+        let later = chrono::Local::now() + chrono::Duration::days(1);
+        let chats = dir.path().join("vaults/gamma/00_Inbox/chats");
+        let touched = chats.join("2025-06-01-t.md");
+        let never = std::future::pending::<error::Kind>;
+
+        let (report, stopped) = block_on(run(
+            &cfg,
+            &Options::default(),
+            &WritesOnBegin(touched.clone()),
+            never(),
+            later,
+        ))
+        .unwrap();
+
+        assert!(stopped.is_none());
+        let t = &report.transcripts;
+        assert_eq!((t.processed, t.deferred, t.failed), (2, 1, 0), "{report:?}");
+        assert!(
+            report
+                .notices
+                .iter()
+                .any(|n| n.contains("2025-06-01-t.md: changed during the run")),
+            "{:?}",
+            report.notices
+        );
+        let (next, _) = block_on(run(&cfg, &Options::default(), &Quiet, never(), later)).unwrap();
+        assert_eq!(next.transcripts.processed, 1, "{next:?}");
+        assert_eq!(next.transcripts.unchanged, 2, "{next:?}");
     }
 
     #[test]

@@ -9,6 +9,7 @@
 //! back as [`Update`]s for the caller to apply, so `status` can scan a read-only copy. It
 //! calls no LLM and parses nothing beyond checking that a file can be decoded.
 
+use std::collections::HashMap;
 use std::path::PathBuf;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
@@ -17,9 +18,9 @@ use serde::Serialize;
 use sha2::{Digest, Sha256};
 
 use crate::fsutil::{self, Confined};
-use crate::ledger::{Ledger, TranscriptRow};
+use crate::ledger::{KnownStamp, Ledger, TranscriptRow};
 use crate::transcript;
-use crate::vault::{self, Vault};
+use crate::vault::{self, Stamp, Vault};
 
 /// How to judge the transcripts found.
 #[derive(Debug, Clone, Copy)]
@@ -34,7 +35,11 @@ pub struct Rules<'a> {
     pub prompt_hash: Option<&'a str>,
 }
 
-/// A transcript new or changed since the ledger, read and ready to extract.
+/// A transcript new or changed since the ledger, ready to extract.
+///
+/// Its bytes are not kept: a first run over thousands of transcripts would hold them all
+/// at once. The pipeline reads each again when its turn comes and checks that its size
+/// and mtime are still these ([`Changed::is_still`]).
 #[derive(Debug, Clone)]
 pub struct Changed {
     /// Index of its vault in the scanned slice.
@@ -43,7 +48,6 @@ pub struct Changed {
     pub size: i64,
     pub mtime_ns: i64,
     pub sha256: String,
-    pub bytes: Vec<u8>,
     /// The ledger has a row for this path (its bytes changed since); `false`: new.
     pub known: bool,
 }
@@ -131,7 +135,12 @@ pub fn scan(vaults: &[Vault], ledger: &Ledger, rules: &Rules<'_>) -> Result<Scan
         vaults: vec![VaultCounts::default(); vaults.len()],
         ..Scan::default()
     };
-    for (vi, v) in vaults.iter().enumerate() {
+    let dirs: Vec<String> = vaults
+        .iter()
+        .map(|v| v.chats_dir().display().to_string())
+        .collect();
+    let known = ledger.transcript_stamps(&dirs, |hash| another_prompt(hash, rules))?;
+    for ((vi, v), known) in vaults.iter().enumerate().zip(&known) {
         let chats = match vault::chats(v) {
             Ok(c) => c,
             Err(vault::VaultError::Refused { path, refusal }) => {
@@ -161,10 +170,10 @@ pub fn scan(vaults: &[Vault], ledger: &Ledger, rules: &Rules<'_>) -> Result<Scan
                 transcript: true,
             });
         }
-        for path in chats.transcripts {
+        for (path, stamp) in chats.transcripts.into_iter().zip(chats.stamps) {
             let counts = &mut out.vaults[vi];
             counts.found += 1;
-            match look(vi, v, &path, ledger, rules)? {
+            match look(vi, v, (&path, stamp), known, ledger, rules)? {
                 Seen::Settling => counts.settling += 1,
                 Seen::Unchanged { older, update } => {
                     counts.unchanged += 1;
@@ -211,25 +220,23 @@ enum Seen {
     Failed(String),
 }
 
+/// Judges one listed transcript: `known` holds the ledger's stamps of its directory by
+/// file name, so a file that has not changed costs no query and no read.
 fn look(
     vi: usize,
     v: &Vault,
-    path: &std::path::Path,
+    (path, stamp): (&std::path::Path, Stamp),
+    known: &HashMap<String, KnownStamp>,
     ledger: &Ledger,
     rules: &Rules<'_>,
 ) -> Result<Seen> {
-    let key = path.display().to_string();
     let failed = |e: Confined| {
         Seen::Failed(match e {
             Confined::Refused(refusal) => format!("not read: {refusal}"),
             Confined::Io(e) => format!("could not read transcript: {e}"),
         })
     };
-    let meta = match fsutil::stat_within(&v.root, path) {
-        Ok(m) => m,
-        Err(e) => return Ok(failed(e)),
-    };
-    let mtime = meta.modified().unwrap_or(UNIX_EPOCH);
+    let mtime = stamp.modified;
     if !rules.force
         && rules
             .now
@@ -238,15 +245,32 @@ fn look(
     {
         return Ok(Seen::Settling);
     }
-    let size = i64::try_from(meta.len()).unwrap_or(i64::MAX);
-    let mtime_ns = mtime
-        .duration_since(UNIX_EPOCH)
-        .map_or(0, |d| i64::try_from(d.as_nanos()).unwrap_or(i64::MAX));
+    let (size, mtime_ns) = stamp_numbers(stamp);
+    // A name that is not UTF-8 has its row under its lossy spelling: not in `known`.
+    let listed = path
+        .file_name()
+        .and_then(|n| n.to_str())
+        .and_then(|n| known.get(n));
+    if !rules.force
+        && let Some(k) = listed
+        && k.size == size
+        && k.mtime_ns == mtime_ns
+    {
+        return Ok(Seen::Unchanged {
+            older: k.other_prompt,
+            update: None,
+        });
+    }
+    let key = path.display().to_string();
     let unchanged = |row: &TranscriptRow, update: Option<Update>| Seen::Unchanged {
         older: processed_with_another_prompt(row, rules),
         update,
     };
-    let row = ledger.transcript(&key)?;
+    let row = if listed.is_some() || path.to_str().is_none() {
+        ledger.transcript(&key)?
+    } else {
+        None
+    };
     if !rules.force
         && let Some(row) = row
             .as_ref()
@@ -264,6 +288,8 @@ fn look(
         return Ok(Seen::Failed(e.to_string()));
     }
     let sha256 = hex::encode(Sha256::digest(&bytes));
+    // Checked and hashed: let go, to be read again when its turn to be extracted comes.
+    drop(bytes);
     if !rules.force
         && let Some(row) = row.as_ref().filter(|r| r.sha256 == sha256)
     {
@@ -297,17 +323,43 @@ fn look(
         size,
         mtime_ns,
         sha256,
-        bytes,
         known: row.is_some(),
     }))
+}
+
+/// A stamp as the ledger records it: size and mtime in nanoseconds since the epoch.
+fn stamp_numbers(stamp: Stamp) -> (i64, i64) {
+    let size = i64::try_from(stamp.len).unwrap_or(i64::MAX);
+    let mtime_ns = stamp
+        .modified
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| i64::try_from(d.as_nanos()).unwrap_or(i64::MAX));
+    (size, mtime_ns)
+}
+
+impl Changed {
+    /// Whether the file read now (`meta` of what was read) is the one scanned: the same
+    /// size and mtime, the test the ledger itself trusts.
+    #[must_use]
+    pub fn is_still(&self, meta: &std::fs::Metadata) -> bool {
+        let stamp = Stamp {
+            len: meta.len(),
+            modified: meta.modified().unwrap_or(UNIX_EPOCH),
+        };
+        stamp_numbers(stamp) == (self.size, self.mtime_ns)
+    }
 }
 
 /// Whether `row` was processed with a prompt other than the one in use. Rows imported from
 /// Memory Loop carry no prompt hash: what prompt they saw is unknown, so they do not count.
 fn processed_with_another_prompt(row: &TranscriptRow, rules: &Rules<'_>) -> bool {
+    another_prompt(&row.prompt_hash, rules)
+}
+
+fn another_prompt(prompt_hash: &str, rules: &Rules<'_>) -> bool {
     rules
         .prompt_hash
-        .is_some_and(|h| !row.prompt_hash.is_empty() && row.prompt_hash != h)
+        .is_some_and(|h| !prompt_hash.is_empty() && prompt_hash != h)
 }
 
 /// Records in the ledger what a scan found on the way.
