@@ -27,6 +27,20 @@ pub struct Cli {
     pub command: Command,
 }
 
+impl Cli {
+    /// Whether the command prints JSON on stdout (`--json`), so an error must too.
+    #[must_use]
+    pub fn wants_json(&self) -> bool {
+        match &self.command {
+            Command::Extract(a) => a.json,
+            Command::Status(a) => a.json,
+            Command::Doctor(a) => a.json,
+            Command::Memory(MemoryCommand::Show(a)) => a.json,
+            _ => false,
+        }
+    }
+}
+
 /// Options every subcommand takes.
 #[derive(Debug, Args)]
 pub struct Global {

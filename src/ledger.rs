@@ -11,7 +11,10 @@ use rusqlite::{Connection, OptionalExtension, params};
 
 use crate::fact::{ArchiveReason, Fact, Origin, Scope, Status};
 
+mod failures;
 mod migrate;
+
+pub use failures::FailedInput;
 
 /// What the ledger remembers of one processed transcript.
 #[derive(Debug, Clone, PartialEq, Eq)]

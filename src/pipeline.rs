@@ -25,7 +25,7 @@ use crate::executor::{self, Answering, Flow, Work};
 use crate::fact::{Scope, Status};
 use crate::fsutil;
 use crate::ground::Grounds;
-use crate::ledger::{AnswerKey, Source, TranscriptRow};
+use crate::ledger::{AnswerKey, FailedInput, Source, TranscriptRow};
 use crate::llm::{self, ExtractRequest, Extraction, LlmError, Provider};
 use crate::prompt::Prompt;
 use crate::redact;
@@ -80,7 +80,7 @@ pub struct Job {
 enum Prepared {
     /// The requests, and what the cap left out, if it did.
     Ready(Vec<ExtractRequest>, Option<String>),
-    /// The file is not the one scanned any more.
+    /// The file is not the one scanned any more, or is gone.
     Changed,
 }
 
@@ -268,11 +268,13 @@ impl<'a> Run<'a> {
     /// Finds the transcripts that are new or changed (`scan`); counts the rest, records
     /// in the ledger what the scan learnt, and keeps the per-run budget.
     fn scan(&mut self, now: SystemTime) -> Result<Vec<Job>> {
+        let answer = self.answer_key();
         let rules = scan::Rules {
             settle: std::time::Duration::from_secs(self.engine.cfg.config.settle_minutes * 60),
             force: self.opts.force,
             now,
             prompt_hash: None,
+            answer: Some(&answer),
         };
         let found = scan::scan(&self.engine.vaults, &self.engine.store.ledger, &rules)?;
         let total = found.total();
@@ -280,7 +282,9 @@ impl<'a> Run<'a> {
         t.found += total.found;
         t.waiting += total.settling;
         t.unchanged += total.unchanged;
+        t.still_failing += total.still_failing;
         for p in found.problems {
+            self.remember_failure(&p.path, &p.error, p.fingerprint);
             if p.transcript {
                 self.fail(&p.path, p.error);
             } else {
@@ -290,6 +294,7 @@ impl<'a> Run<'a> {
                 });
             }
         }
+        self.note_still_failing(&found.still_failing)?;
         scan::apply(&self.engine.store.ledger, &found.updates)?;
         let mut jobs: Vec<Job> = found
             .changed
@@ -308,6 +313,47 @@ impl<'a> Run<'a> {
         Ok(jobs)
     }
 
+    /// The prompt and model in use, as failed answers are kept under them.
+    fn answer_key(&self) -> String {
+        scan::answer_key(&self.engine.prompt.hash(), &self.engine.cfg.llm.model)
+    }
+
+    /// Keeps a failure only a change to the input can fix, so that the next runs skip the
+    /// input while it stays as it is (a dry run keeps nothing). A ledger that cannot keep
+    /// it only means the input fails again next time.
+    fn remember_failure(&self, path: &Path, error: &str, fingerprint: Option<String>) {
+        let Some(fingerprint) = fingerprint.filter(|_| !self.opts.dry_run) else {
+            return;
+        };
+        let kept = self.engine.store.ledger.record_failed_input(&FailedInput {
+            path: path.display().to_string(),
+            fingerprint,
+            error: error.to_owned(),
+            failed_at: self.now.clone(),
+        });
+        if let Err(e) = kept {
+            tracing::warn!(path = %path.display(), "could not keep the failure: {e:#}");
+        }
+    }
+
+    /// Lists the inputs skipped because they failed before and have not changed, with the
+    /// reason they failed then; they are not failures of this run.
+    fn note_still_failing(&mut self, paths: &[PathBuf]) -> Result<()> {
+        for path in paths {
+            let key = path.display().to_string();
+            let error = self
+                .engine
+                .store
+                .ledger
+                .failed_input(&key)?
+                .map(|f| format!("{} (since {})", f.error, f.failed_at))
+                .unwrap_or_default();
+            tracing::info!(path = %key, "skipped, unchanged since it failed: {error}");
+            self.report.still_failing.push(Failure { path: key, error });
+        }
+        Ok(())
+    }
+
     fn fail(&mut self, path: &Path, error: String) {
         self.report.transcripts.failed += 1;
         self.report.failures.push(Failure {
@@ -321,11 +367,15 @@ impl<'a> Run<'a> {
     /// what the cap left out, if it did.
     fn requests(&self, job: &Job) -> Result<Prepared, String> {
         let root = &self.engine.vaults[job.file.vault].root;
-        let (bytes, meta) =
-            fsutil::read_within_stat(root, &job.file.path).map_err(|e| match e {
-                fsutil::Confined::Refused(refusal) => format!("not read: {refusal}"),
-                fsutil::Confined::Io(e) => format!("could not read transcript: {e}"),
-            })?;
+        let (bytes, meta) = match fsutil::read_within_stat(root, &job.file.path) {
+            Ok(read) => read,
+            // Removed (or renamed) since the scan: the next run sees where it went.
+            Err(fsutil::Confined::Io(e)) if e.kind() == std::io::ErrorKind::NotFound => {
+                return Ok(Prepared::Changed);
+            }
+            Err(fsutil::Confined::Refused(refusal)) => return Err(format!("not read: {refusal}")),
+            Err(fsutil::Confined::Io(e)) => return Err(format!("could not read transcript: {e}")),
+        };
         // Written to since the scan: these are not the bytes the scan's checksum vouches
         // for. The next run sees the file anew.
         if !job.file.is_still(&meta) {
@@ -511,6 +561,7 @@ impl<'a> Run<'a> {
         };
         self.engine.store.ledger.transaction(|l| {
             l.mark_transcript(&row)?;
+            l.clear_failed_input(&row.path)?;
             l.drop_answer(&answer_key(job, &row.prompt_hash, &row.model))
         })?;
         self.report.transcripts.processed += 1;
@@ -556,7 +607,7 @@ impl Work for Run<'_> {
             // Not failed, not extracted: it waits for the next run (counted as deferred).
             Ok(Prepared::Changed) => {
                 let notice = format!(
-                    "{}: changed during the run; it is extracted next run",
+                    "{}: changed or removed since the scan; it waits for the next run",
                     job.file.path.display()
                 );
                 self.progress.warn(&notice);
@@ -583,6 +634,8 @@ impl Work for Run<'_> {
                 }))
             }
             Err(e) => {
+                let stamp = scan::fingerprint(job.file.size, job.file.mtime_ns);
+                self.remember_failure(&job.file.path, &e, Some(stamp));
                 self.fail(&job.file.path, e);
                 None
             }
@@ -632,6 +685,16 @@ impl Work for Run<'_> {
             }
             // Settled in `answered`, or stopped by the halt: it waits for the next run.
             Err(LlmError::Unreachable(_)) => {}
+            // The answer to these bytes cannot be read: asking again tomorrow costs the same
+            // and fails the same, so it waits for the transcript, the prompt or the model
+            // to change.
+            Err(e @ LlmError::Parse(_)) => {
+                let error = e.to_string();
+                let stamp =
+                    scan::answer_fingerprint(job.file.size, job.file.mtime_ns, &self.answer_key());
+                self.remember_failure(&job.file.path, &error, Some(stamp));
+                self.fail(&job.file.path, error);
+            }
             Err(e) => self.fail(&job.file.path, e.to_string()),
         }
     }
@@ -981,7 +1044,7 @@ mod driven {
             report
                 .notices
                 .iter()
-                .any(|n| n.contains("2025-06-01-t.md: changed during the run")),
+                .any(|n| n.contains("2025-06-01-t.md: changed or removed since the scan")),
             "{:?}",
             report.notices
         );

@@ -21,6 +21,10 @@ pub struct Report {
     pub model: String,
     pub prompt: PromptInfo,
     pub failures: Vec<Failure>,
+    /// Inputs skipped because they failed in an earlier run (the reason and when) and have
+    /// not changed since: reported when they first failed, not failures of this run.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub still_failing: Vec<Failure>,
     pub dry_run: bool,
     /// What a `--dry-run` would have written (empty otherwise).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -81,6 +85,9 @@ pub struct TranscriptCounts {
     pub deferred: usize,
     pub processed: usize,
     pub failed: usize,
+    /// Failed in an earlier run for a reason only a change to them can fix, unchanged
+    /// since: skipped, not failed again (`still_failing` says why).
+    pub still_failing: usize,
 }
 
 /// What happened to the facts extractors returned. The fates add up:
@@ -188,8 +195,19 @@ impl Report {
         );
         let _ = writeln!(
             s,
-            "  vaults       {}\n  transcripts  {} found, {} unchanged, {} waiting to settle, {} deferred, {} processed, {} failed",
-            self.vaults, t.found, t.unchanged, t.waiting, t.deferred, t.processed, t.failed
+            "  vaults       {}\n  transcripts  {} found, {} unchanged, {} waiting to settle, {} deferred, {} processed, {} failed{}",
+            self.vaults,
+            t.found,
+            t.unchanged,
+            t.waiting,
+            t.deferred,
+            t.processed,
+            t.failed,
+            if t.still_failing > 0 {
+                format!(", {} still failing (skipped)", t.still_failing)
+            } else {
+                String::new()
+            }
         );
         let pending = if f.pending > 0 {
             format!(" ({} waiting for `memloop memory review`)", f.pending)
@@ -286,6 +304,17 @@ impl Report {
         for fail in &self.failures {
             let _ = writeln!(s, "failed: {}: {}", fail.path, fail.error);
         }
+        if let Some(first) = self.still_failing.first() {
+            let more = match self.still_failing.len() {
+                1 => String::new(),
+                n => format!(" and {} more", n - 1),
+            };
+            let _ = writeln!(
+                s,
+                "skipped: {}{more}: unchanged since it failed ({}); fix or replace it and the next run reads it, or `memloop extract --force` tries again now",
+                first.path, first.error
+            );
+        }
         s
     }
 }
@@ -364,6 +393,7 @@ mod tests {
                 deferred: 0,
                 processed: 3,
                 failed: 1,
+                still_failing: 0,
             },
             facts: FactCounts {
                 extracted: 14,

@@ -33,6 +33,46 @@ pub struct Rules<'a> {
     pub now: SystemTime,
     /// The prompt in use, to count unchanged transcripts processed with another one.
     pub prompt_hash: Option<&'a str>,
+    /// The prompt and model in use (`answer_key`): an answer that could not be read is
+    /// asked for again once either changes.
+    pub answer: Option<&'a str>,
+}
+
+/// What a failed input was when it failed: its size and mtime. A file changed since
+/// (written, replaced, touched) is tried again.
+#[must_use]
+pub fn fingerprint(size: i64, mtime_ns: i64) -> String {
+    format!("{size}:{mtime_ns}")
+}
+
+/// The fingerprint of a path as it is now (not followed if a link), or `None` when even
+/// that cannot be read.
+#[must_use]
+pub fn fingerprint_of(path: &std::path::Path) -> Option<String> {
+    let meta = std::fs::symlink_metadata(path).ok()?;
+    let (size, mtime_ns) = stat_fields(&meta);
+    Some(fingerprint(size, mtime_ns))
+}
+
+/// The fingerprint of an answer that could not be read: the transcript's, with the prompt
+/// and model that were asked.
+#[must_use]
+pub fn answer_fingerprint(size: i64, mtime_ns: i64, answer: &str) -> String {
+    format!("{}|{answer}", fingerprint(size, mtime_ns))
+}
+
+/// The prompt and model an answer was asked with, as [`Rules::answer`] takes them.
+#[must_use]
+pub fn answer_key(prompt_hash: &str, model: &str) -> String {
+    format!("{prompt_hash}:{model}")
+}
+
+/// A transcript's size and mtime as the ledger keeps them.
+fn stat_fields(meta: &std::fs::Metadata) -> (i64, i64) {
+    stamp_numbers(Stamp {
+        len: meta.len(),
+        modified: meta.modified().unwrap_or(UNIX_EPOCH),
+    })
 }
 
 /// A transcript new or changed since the ledger, ready to extract.
@@ -69,6 +109,8 @@ pub struct VaultCounts {
     pub changed: usize,
     /// Could not be read or decoded.
     pub failed: usize,
+    /// Failed in an earlier run and unchanged since: skipped, not failed again.
+    pub still_failing: usize,
 }
 
 /// A change the ledger should record, found while scanning.
@@ -91,6 +133,9 @@ pub struct Problem {
     pub error: String,
     /// A transcript that failed (`true`), or a chats directory that could not be listed.
     pub transcript: bool,
+    /// What the path was when it failed (`fingerprint`), when that could be read: the
+    /// failure is kept in the ledger under it, so an unchanged path is not failed again.
+    pub fingerprint: Option<String>,
 }
 
 /// The outcome of a scan.
@@ -104,6 +149,8 @@ pub struct Scan {
     pub updates: Vec<Update>,
     /// Failures, in the order found.
     pub problems: Vec<Problem>,
+    /// Paths that failed in an earlier run and are unchanged since: not read again.
+    pub still_failing: Vec<PathBuf>,
 }
 
 impl Scan {
@@ -119,6 +166,7 @@ impl Scan {
             t.new += v.new;
             t.changed += v.changed;
             t.failed += v.failed;
+            t.still_failing += v.still_failing;
         }
         t
     }
@@ -135,6 +183,7 @@ pub fn scan(vaults: &[Vault], ledger: &Ledger, rules: &Rules<'_>) -> Result<Scan
         vaults: vec![VaultCounts::default(); vaults.len()],
         ..Scan::default()
     };
+    let failed = Failed::load(ledger, rules)?;
     let dirs: Vec<String> = vaults
         .iter()
         .map(|v| v.chats_dir().display().to_string())
@@ -143,38 +192,53 @@ pub fn scan(vaults: &[Vault], ledger: &Ledger, rules: &Rules<'_>) -> Result<Scan
     for ((vi, v), known) in vaults.iter().enumerate().zip(&known) {
         let chats = match vault::chats(v) {
             Ok(c) => c,
-            Err(vault::VaultError::Refused { path, refusal }) => {
-                out.problems.push(Problem {
-                    path,
-                    error: format!("not read: {refusal}"),
-                    transcript: false,
-                });
-                continue;
-            }
             Err(e) => {
-                out.problems.push(Problem {
-                    path: v.chats_dir(),
-                    error: format!("could not list transcripts: {e}"),
-                    transcript: false,
-                });
+                let (path, error) = match e {
+                    vault::VaultError::Refused { path, refusal } => {
+                        (path, format!("not read: {refusal}"))
+                    }
+                    e => (v.chats_dir(), format!("could not list transcripts: {e}")),
+                };
+                let fingerprint = fingerprint_of(&path);
+                if failed.is_known(&path, fingerprint.as_deref()) {
+                    out.still_failing.push(path);
+                } else {
+                    out.problems.push(Problem {
+                        path,
+                        error,
+                        transcript: false,
+                        fingerprint,
+                    });
+                }
                 continue;
             }
         };
         for (path, refusal) in chats.refused {
             let counts = &mut out.vaults[vi];
             counts.found += 1;
+            let fingerprint = fingerprint_of(&path);
+            if failed.is_known(&path, fingerprint.as_deref()) {
+                counts.still_failing += 1;
+                out.still_failing.push(path);
+                continue;
+            }
             counts.failed += 1;
             out.problems.push(Problem {
                 path,
                 error: format!("not read: {refusal}"),
                 transcript: true,
+                fingerprint,
             });
         }
         for (path, stamp) in chats.transcripts.into_iter().zip(chats.stamps) {
             let counts = &mut out.vaults[vi];
             counts.found += 1;
-            match look(vi, v, (&path, stamp), known, ledger, rules)? {
+            match look(vi, v, (&path, stamp), known, ledger, rules, &failed)? {
                 Seen::Settling => counts.settling += 1,
+                Seen::StillFailing => {
+                    counts.still_failing += 1;
+                    out.still_failing.push(path);
+                }
                 Seen::Unchanged { older, update } => {
                     counts.unchanged += 1;
                     counts.older_prompt += usize::from(older);
@@ -188,12 +252,13 @@ pub fn scan(vaults: &[Vault], ledger: &Ledger, rules: &Rules<'_>) -> Result<Scan
                     }
                     out.changed.push(c);
                 }
-                Seen::Failed(error) => {
+                Seen::Failed { error, fingerprint } => {
                     counts.failed += 1;
                     out.problems.push(Problem {
                         path,
                         error,
                         transcript: true,
+                        fingerprint,
                     });
                 }
             }
@@ -208,16 +273,53 @@ pub fn scan(vaults: &[Vault], ledger: &Ledger, rules: &Rules<'_>) -> Result<Scan
     Ok(out)
 }
 
+/// The failures the ledger keeps that still count for this run: an input failure always,
+/// an answer's only for the prompt and model in use.
+struct Failed(std::collections::HashMap<PathBuf, String>);
+
+impl Failed {
+    fn load(ledger: &Ledger, rules: &Rules<'_>) -> Result<Self> {
+        if rules.force {
+            return Ok(Self(std::collections::HashMap::new()));
+        }
+        let mut known = std::collections::HashMap::new();
+        for f in ledger.failed_inputs()? {
+            let fingerprint = match f.fingerprint.split_once('|') {
+                None => f.fingerprint,
+                Some((base, answer)) if rules.answer == Some(answer) => base.to_owned(),
+                Some(_) => continue,
+            };
+            known.insert(PathBuf::from(f.path), fingerprint);
+        }
+        Ok(Self(known))
+    }
+
+    /// [`Failed::is_known`] for a file of this size and mtime; free when nothing failed.
+    fn is_known_stamp(&self, path: &std::path::Path, size: i64, mtime_ns: i64) -> bool {
+        !self.0.is_empty() && self.is_known(path, Some(&fingerprint(size, mtime_ns)))
+    }
+
+    /// Whether `path` failed before and is as it was then.
+    fn is_known(&self, path: &std::path::Path, fingerprint: Option<&str>) -> bool {
+        fingerprint.is_some_and(|fp| self.0.get(path).is_some_and(|known| known == fp))
+    }
+}
+
 /// What [`look`] made of one transcript.
 enum Seen {
     Settling,
+    /// It failed in an earlier run and is unchanged since.
+    StillFailing,
     Unchanged {
         /// Processed with a prompt other than the one in use.
         older: bool,
         update: Option<Update>,
     },
     Changed(Changed),
-    Failed(String),
+    Failed {
+        error: String,
+        fingerprint: Option<String>,
+    },
 }
 
 /// Judges one listed transcript: `known` holds the ledger's stamps of its directory by
@@ -229,13 +331,8 @@ fn look(
     known: &HashMap<String, KnownStamp>,
     ledger: &Ledger,
     rules: &Rules<'_>,
+    known_failures: &Failed,
 ) -> Result<Seen> {
-    let failed = |e: Confined| {
-        Seen::Failed(match e {
-            Confined::Refused(refusal) => format!("not read: {refusal}"),
-            Confined::Io(e) => format!("could not read transcript: {e}"),
-        })
-    };
     let mtime = stamp.modified;
     if !rules.force
         && rules
@@ -246,6 +343,9 @@ fn look(
         return Ok(Seen::Settling);
     }
     let (size, mtime_ns) = stamp_numbers(stamp);
+    if known_failures.is_known_stamp(path, size, mtime_ns) {
+        return Ok(Seen::StillFailing);
+    }
     // A name that is not UTF-8 has its row under its lossy spelling: not in `known`.
     let listed = path
         .file_name()
@@ -262,6 +362,10 @@ fn look(
         });
     }
     let key = path.display().to_string();
+    let failed = |error: String| Seen::Failed {
+        error,
+        fingerprint: Some(fingerprint(size, mtime_ns)),
+    };
     let unchanged = |row: &TranscriptRow, update: Option<Update>| Seen::Unchanged {
         older: processed_with_another_prompt(row, rules),
         update,
@@ -280,12 +384,12 @@ fn look(
     }
     let bytes = match fsutil::read_within(&v.root, path) {
         Ok(b) => b,
-        Err(e) => return Ok(failed(e)),
+        Err(e) => return Ok(failed(read_error(e))),
     };
     // A file that cannot be a transcript fails here, before it takes a place in the
     // per-run budget; it is looked at again next run.
     if let Err(e) = transcript::decode(&bytes) {
-        return Ok(Seen::Failed(e.to_string()));
+        return Ok(failed(e.to_string()));
     }
     let sha256 = hex::encode(Sha256::digest(&bytes));
     // Checked and hashed: let go, to be read again when its turn to be extracted comes.
@@ -342,11 +446,14 @@ impl Changed {
     /// size and mtime, the test the ledger itself trusts.
     #[must_use]
     pub fn is_still(&self, meta: &std::fs::Metadata) -> bool {
-        let stamp = Stamp {
-            len: meta.len(),
-            modified: meta.modified().unwrap_or(UNIX_EPOCH),
-        };
-        stamp_numbers(stamp) == (self.size, self.mtime_ns)
+        stat_fields(meta) == (self.size, self.mtime_ns)
+    }
+}
+
+fn read_error(e: Confined) -> String {
+    match e {
+        Confined::Refused(refusal) => format!("not read: {refusal}"),
+        Confined::Io(e) => format!("could not read transcript: {e}"),
     }
 }
 
@@ -422,6 +529,7 @@ mod tests {
                 force,
                 now: SystemTime::now(),
                 prompt_hash,
+                answer: None,
             };
             scan(std::slice::from_ref(&self.vault), ledger, &rules).unwrap()
         }
@@ -578,12 +686,15 @@ mod tests {
 
         assert_eq!(s.changed.len(), 1);
         assert_eq!(s.vaults[0].failed, 1);
+        let meta = fs::metadata(&bad).unwrap();
+        let (size, mtime_ns) = stat_fields(&meta);
         assert_eq!(
             s.problems,
             [Problem {
                 path: bad,
                 error: "binary file (contains NUL bytes)".into(),
                 transcript: true,
+                fingerprint: Some(fingerprint(size, mtime_ns)),
             }]
         );
         assert_eq!(s.total().found, 2);

@@ -20,8 +20,10 @@ use crate::edits;
 use crate::fact::{ArchiveReason, Fact, Scope, Status};
 use crate::fence;
 use crate::fsutil::{self, Confined, Replaced};
+use crate::ledger::FailedInput;
 use crate::render::{self, Rendered};
 use crate::report::{Change, Failure, Report};
+use crate::scan;
 use crate::store::Store;
 use crate::vault::Vault;
 
@@ -133,12 +135,10 @@ pub fn read_back(target: Target, bytes: Option<Vec<u8>>) -> Result<OnDisk> {
     let owned = match (target, &bytes) {
         (_, None) => None,
         (Target::Memory, Some(b)) => Some(utf8(b)?),
-        (Target::Vault(_), Some(b)) => {
-            match fence::find(b).map_err(|e| anyhow::anyhow!("{e}; the file was left untouched"))? {
-                Some(f) => Some(utf8(&b[f.inner])?.replace("\r\n", "\n")),
-                None => None,
-            }
-        }
+        (Target::Vault(_), Some(b)) => match fence::find(b).map_err(MalformedFence)? {
+            Some(f) => Some(utf8(&b[f.inner])?.replace("\r\n", "\n")),
+            None => None,
+        },
     };
     Ok(OnDisk { bytes, owned })
 }
@@ -212,6 +212,11 @@ pub fn plan(
     })
 }
 
+/// A `CLAUDE.md` whose insights markers do not pair up: it is left untouched.
+#[derive(Debug, thiserror::Error)]
+#[error("{0}; the file was left untouched")]
+struct MalformedFence(fence::FenceError);
+
 /// Applies plans: to the disk, or in a dry run to an overlay that later reads see.
 #[derive(Default)]
 pub struct Writer {
@@ -282,13 +287,60 @@ impl Writer {
         // file catches up at its next write.
         if let Err(e) = &result {
             self.failed.insert(target);
+            let error = format!("{e:#}");
+            if self.still_failing(store, &path, e, &error, now, report) {
+                return Ok(());
+            }
             report.failures.push(Failure {
                 path: path.display().to_string(),
-                error: format!("{e:#}"),
+                error,
             });
             return Ok(());
         }
         result
+    }
+
+    /// Markers that do not pair up are the user's to fix: the failure is kept with the
+    /// file's fingerprint (`scan::fingerprint_of`), and while the file stays as it is the
+    /// next runs list it as still failing instead of failing again. True when it is such a
+    /// file, unchanged since it failed.
+    fn still_failing(
+        &self,
+        store: &Store,
+        path: &Path,
+        e: &anyhow::Error,
+        error: &str,
+        now: &str,
+        report: &mut Report,
+    ) -> bool {
+        let is_fence = e
+            .chain()
+            .any(|cause| cause.downcast_ref::<MalformedFence>().is_some());
+        let Some(fingerprint) = is_fence.then(|| scan::fingerprint_of(path)).flatten() else {
+            return false;
+        };
+        let key = path.display().to_string();
+        if let Ok(Some(known)) = store.ledger.failed_input(&key)
+            && known.fingerprint == fingerprint
+        {
+            report.still_failing.push(Failure {
+                path: key,
+                error: format!("{} (since {})", known.error, known.failed_at),
+            });
+            return true;
+        }
+        if !self.dry_run {
+            let kept = store.ledger.record_failed_input(&FailedInput {
+                path: key,
+                fingerprint,
+                error: error.to_owned(),
+                failed_at: now.to_owned(),
+            });
+            if let Err(e) = kept {
+                tracing::warn!(path = %path.display(), "could not keep the failure: {e:#}");
+            }
+        }
+        false
     }
 
     /// Writes the result of a `memory edit` session: the user's changes from `base` (the

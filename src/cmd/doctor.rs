@@ -107,7 +107,7 @@ pub fn run(global: &Global, env: &Env, args: &DoctorArgs) -> Result<u8> {
     checks.push(service::check(&inspection, cfg, now));
     checks.push(memory_loop::check(cfg, env, now));
     if args.json {
-        print(&to_json(&checks)?)?;
+        super::print_json_text(&to_json(&checks)?)?;
     } else {
         print(&render(&checks))?;
     }

@@ -47,7 +47,7 @@ pub fn run(cfg: &Resolved, env: &Env, global: &Global, args: &ExtractArgs) -> Re
     })?;
     let clean = report.failures.is_empty() && !report.interrupted && stopped.is_none();
     if args.json {
-        print(&format!("{}\n", serde_json::to_string_pretty(&report)?))?;
+        super::print_json(&report)?;
     } else if !(global.quiet && clean) {
         // `-q` (cron, a service): nothing at all when the run went well.
         print(&report.to_text())?;

@@ -30,13 +30,43 @@ pub const EXIT_FAILED: u8 = 1;
 pub fn main(cli: Cli) -> ExitCode {
     let env = Env::from_process();
     init_logging(&cli.global, matches!(cli.command, Command::Daemon), &env);
+    let json = cli.wants_json();
     match dispatch(cli, &env) {
         Ok(code) => ExitCode::from(code),
         Err(e) => {
-            say(&format!("{e:#}"));
-            ExitCode::from(error::kind_of(&e).code())
+            let message = format!("{e:#}");
+            say(&message);
+            let code = error::kind_of(&e).code();
+            if json {
+                print_json_error(&message, code);
+            }
+            ExitCode::from(code)
         }
     }
+}
+
+/// Whether this process has printed its JSON document on stdout.
+static JSON_PRINTED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Prints a command's JSON document on stdout (once per process: a script reads one object).
+pub(crate) fn print_json(value: &impl serde::Serialize) -> Result<()> {
+    print_json_text(&format!("{}\n", serde_json::to_string_pretty(value)?))
+}
+
+/// [`print_json`] for a document already rendered.
+pub(crate) fn print_json_text(text: &str) -> Result<()> {
+    JSON_PRINTED.store(true, std::sync::atomic::Ordering::SeqCst);
+    print(text)
+}
+
+/// With `--json`, a command that fails before it printed its document prints this instead,
+/// so a script never parses an empty stdout: `{"error": "...", "exit": N}`.
+pub fn print_json_error(message: &str, exit: u8) {
+    if JSON_PRINTED.swap(true, std::sync::atomic::Ordering::SeqCst) {
+        return;
+    }
+    let doc = serde_json::json!({"error": message, "exit": exit});
+    let _ = print(&format!("{doc:#}\n"));
 }
 
 fn dispatch(cli: Cli, env: &Env) -> Result<u8> {

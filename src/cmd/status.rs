@@ -133,7 +133,7 @@ pub fn run(cfg: &Resolved, args: &StatusArgs) -> Result<u8> {
     let shown = prompt.as_ref().map_err(|e| format!("{e:#}"));
     let state = gather(cfg, shown, chrono::Local::now().into())?;
     if args.json {
-        print(&format!("{}\n", serde_json::to_string_pretty(&state)?))?;
+        super::print_json(&state)?;
     } else {
         print(&text(&state))?;
     }
@@ -156,11 +156,13 @@ fn gather(cfg: &Resolved, prompt: Result<&Prompt, String>, now: SystemTime) -> R
     };
     let (vaults, mut problems) = vaults(cfg);
     let hash = prompt.ok().map(Prompt::hash);
+    let answer = hash.as_deref().map(|h| scan::answer_key(h, &cfg.llm.model));
     let rules = scan::Rules {
         settle: Duration::from_secs(cfg.config.settle_minutes * 60),
         force: false,
         now,
         prompt_hash: hash.as_deref(),
+        answer: answer.as_deref(),
     };
     let found = scan::scan(&vaults, &ledger, &rules)?;
     let total = found.total();
@@ -168,6 +170,19 @@ fn gather(cfg: &Resolved, prompt: Result<&Prompt, String>, now: SystemTime) -> R
         path: p.path.display().to_string(),
         error: p.error.clone(),
     }));
+    for path in &found.still_failing {
+        let key = path.display().to_string();
+        if let Some(f) = ledger.failed_input(&key)? {
+            problems.push(Failure {
+                path: key,
+                error: format!(
+                    "{} (since {}; skipped until it changes)",
+                    f.error,
+                    local(&f.failed_at)
+                ),
+            });
+        }
+    }
     let count = |s: Status| -> Result<usize> { Ok(ledger.facts(&[s])?.len()) };
     Ok(State {
         config: cfg.paths.config_file.display().to_string(),
@@ -468,6 +483,7 @@ fn vault_counts(c: &VaultCounts) -> String {
         (c.changed, "changed"),
         (c.settling, "settling"),
         (c.failed, "unreadable"),
+        (c.still_failing, "skipped (failed before)"),
         (c.unchanged, "processed"),
     ]
     .iter()

@@ -103,6 +103,18 @@ CREATE TABLE answers (
     PRIMARY KEY (sha256, prompt_hash, model)
 );
 ",
+    // 4 -> 5: inputs that failed for a reason only a change to them can fix (bytes that are
+    // not text, a file that cannot be read, markers that do not pair up, an answer that
+    // cannot be read for these bytes, prompt and model), by the path's size and mtime, so
+    // the next run skips them while they stay as they are instead of failing every night.
+    "
+CREATE TABLE failed_inputs (
+    path TEXT PRIMARY KEY,
+    fingerprint TEXT NOT NULL,
+    error TEXT NOT NULL,
+    failed_at TEXT NOT NULL
+);
+",
 ];
 
 /// The version this memloop writes.

@@ -46,7 +46,7 @@ pub fn build_request(settings: &Settings, req: &ExtractRequest) -> Value {
 /// Reads a successful (HTTP 200) response: the facts from the tool call's input, or from
 /// the text blocks when the model answered in prose; the usage counts.
 pub fn parse_response(body: &str) -> Result<Extraction, LlmError> {
-    let response: Value = serde_json::from_str(body)
+    let response: Value = super::contract::from_json(body)
         .map_err(|e| LlmError::Parse(format!("the response was not JSON: {e}")))?;
     let usage = usage(&response);
     let truncated = response.get("stop_reason").and_then(Value::as_str) == Some("max_tokens");

@@ -130,7 +130,7 @@ pub fn env(settings: &Settings) -> Vec<(&'static str, String)> {
 
 /// Reads what the CLI printed on stdout with `--output-format json`, given how it exited.
 pub fn parse_output(success: bool, stdout: &str, stderr: &str) -> Result<Extraction, LlmError> {
-    let Ok(output) = serde_json::from_str::<Value>(stdout.trim()) else {
+    let Ok(output) = super::contract::from_json::<Value>(stdout.trim()) else {
         let said = if stderr.trim().is_empty() {
             stdout
         } else {

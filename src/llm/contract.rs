@@ -125,9 +125,10 @@ pub(super) fn neutralise_closing_tag(text: &str) -> String {
 /// not an answer of zero facts, and it must stay retryable rather than mark the
 /// transcript done.
 pub fn parse_facts(text: &str) -> Result<Vec<Candidate>, LlmError> {
-    let text = text.trim_start_matches('\u{feff}').trim();
+    let repaired = repair_surrogates(text);
+    let text = repaired.trim_start_matches('\u{feff}').trim();
     let mut malformed = None;
-    if let Ok(value) = serde_json::from_str::<Value>(text) {
+    if let Ok(value) = from_json::<Value>(text) {
         match read_value(&value) {
             Reading::Facts(facts) => return Ok(facts),
             Reading::AllMalformed(n) => malformed = malformed.or(Some(n)),
@@ -135,7 +136,7 @@ pub fn parse_facts(text: &str) -> Result<Vec<Candidate>, LlmError> {
         }
     }
     for block in fenced_blocks(text) {
-        if let Ok(value) = serde_json::from_str::<Value>(block.trim()) {
+        if let Ok(value) = from_json::<Value>(block.trim()) {
             match read_value(&value) {
                 Reading::Facts(facts) => return Ok(facts),
                 Reading::AllMalformed(n) => malformed = malformed.or(Some(n)),
@@ -146,14 +147,78 @@ pub fn parse_facts(text: &str) -> Result<Vec<Candidate>, LlmError> {
     scan_for_facts(text, malformed)
 }
 
+/// Parses JSON the way a model's answer needs it: a lone UTF-16 surrogate escape (`\ud83d`
+/// without its pair, which models write when they cut an emoji in half) is read as U+FFFD
+/// rather than failing the whole answer, which would fail the same way every night.
+pub fn from_json<T: serde::de::DeserializeOwned>(text: &str) -> serde_json::Result<T> {
+    match serde_json::from_str(text) {
+        Err(e) if e.is_syntax() => match repair_surrogates(text) {
+            std::borrow::Cow::Owned(repaired) => serde_json::from_str(&repaired),
+            std::borrow::Cow::Borrowed(_) => Err(e),
+        },
+        parsed => parsed,
+    }
+}
+
+/// Replaces every `\uXXXX` escape of a surrogate that has no partner with `\ufffd`;
+/// everything else (a pair, an escaped backslash, text outside strings) stays as it is.
+pub fn repair_surrogates(json: &str) -> std::borrow::Cow<'_, str> {
+    fn unit(bytes: &[u8], at: usize) -> Option<u16> {
+        let hex = bytes.get(at..at + 6)?;
+        if hex[0] != b'\\' || hex[1] != b'u' {
+            return None;
+        }
+        u16::from_str_radix(std::str::from_utf8(&hex[2..]).ok()?, 16).ok()
+    }
+    let bytes = json.as_bytes();
+    let mut out: Option<String> = None;
+    let mut copied = 0;
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] != b'\\' {
+            i += 1;
+            continue;
+        }
+        let Some(u) = unit(bytes, i) else {
+            // Any other escape, `\\` included, is two bytes.
+            i += 2;
+            continue;
+        };
+        let high = (0xD800..0xDC00).contains(&u);
+        let low = (0xDC00..0xE000).contains(&u);
+        if high && unit(bytes, i + 6).is_some_and(|next| (0xDC00..0xE000).contains(&next)) {
+            i += 12;
+            continue;
+        }
+        if high || low {
+            let s = out.get_or_insert_with(|| String::with_capacity(json.len()));
+            s.push_str(&json[copied..i]);
+            s.push_str("\\ufffd");
+            copied = i + 6;
+        }
+        i += 6;
+    }
+    match out {
+        Some(mut s) => {
+            s.push_str(&json[copied..]);
+            std::borrow::Cow::Owned(s)
+        }
+        None => std::borrow::Cow::Borrowed(json),
+    }
+}
+
 /// The upper bound on JSON start positions tried in prose, so a huge answer full of
 /// braces cannot make parsing quadratic.
 const MAX_SCAN_STARTS: usize = 256;
 
 /// `malformed` is the entry count of the first list found so far whose entries were all
 /// malformed; it names the error when nothing better turns up.
+///
+/// A list that is not valid JSON as a whole (one entry with an unescaped quote, say) gives
+/// every entry that is: each well-formed fact object found on the way is kept.
 fn scan_for_facts(text: &str, mut malformed: Option<usize>) -> Result<Vec<Candidate>, LlmError> {
     let mut from = 0;
+    let mut singles = Vec::new();
     for _ in 0..MAX_SCAN_STARTS {
         let Some(offset) = text[from..].find(['{', '[']) else {
             break;
@@ -163,6 +228,9 @@ fn scan_for_facts(text: &str, mut malformed: Option<usize>) -> Result<Vec<Candid
         match stream.next() {
             Some(Ok(value)) => {
                 match read_value(&value) {
+                    Reading::Facts(facts) if value.get("facts").is_none() && value.is_object() => {
+                        singles.extend(facts);
+                    }
                     Reading::Facts(facts) => return Ok(facts),
                     Reading::AllMalformed(n) => malformed = malformed.or(Some(n)),
                     Reading::NotFacts => {}
@@ -171,13 +239,20 @@ fn scan_for_facts(text: &str, mut malformed: Option<usize>) -> Result<Vec<Candid
                 from = start + stream.byte_offset().max(1);
             }
             // Everything after an unterminated value lies inside it, so the answer is lost.
-            Some(Err(err)) if err.is_eof() => {
+            Some(Err(err)) if err.is_eof() && singles.is_empty() => {
                 return Err(LlmError::Parse(
                     "the answer was cut off before its JSON ended".to_owned(),
                 ));
             }
             _ => from = start + 1,
         }
+    }
+    if !singles.is_empty() {
+        tracing::debug!(
+            kept = singles.len(),
+            "the answer's list was not valid JSON: kept its well-formed entries"
+        );
+        return Ok(singles);
     }
     Err(LlmError::Parse(match malformed {
         Some(n) => format!("none of the {n} fact entries had a text: {}", excerpt(text)),

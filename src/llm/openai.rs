@@ -170,7 +170,7 @@ pub fn after_rejection(options: &Options, status: u16, body: &str) -> Option<Opt
 /// Reads a successful response: the facts from the tool call's arguments or from the
 /// message content; the usage counts.
 pub fn parse_response(body: &str) -> Result<Extraction, LlmError> {
-    let response: Value = serde_json::from_str(body)
+    let response: Value = super::contract::from_json(body)
         .map_err(|e| LlmError::Parse(format!("the response was not JSON: {e}")))?;
     let count = |name: &str| {
         response

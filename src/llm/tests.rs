@@ -393,3 +393,54 @@ async fn builtin_extraction_costs_nothing() {
         .expect("builtin never fails");
     assert_eq!(extraction.usage, Usage::default());
 }
+
+#[test]
+fn a_lone_surrogate_is_read_as_a_replacement_character_and_pairs_are_kept() {
+    use super::contract::repair_surrogates;
+    assert_eq!(repair_surrogates(r#""bees \ud83d.""#), r#""bees \ufffd.""#);
+    assert_eq!(
+        repair_surrogates(r#""\udc00 and \ud83d""#),
+        r#""\ufffd and \ufffd""#
+    );
+    // A pair, an escaped backslash before `u`, other escapes: untouched, not copied.
+    for kept in [
+        r#""🐝 \ud83d\udc1d""#,
+        r#""C:\\ud83d""#,
+        r#""\n\t\"\u00e9""#,
+    ] {
+        assert!(
+            matches!(repair_surrogates(kept), std::borrow::Cow::Borrowed(_)),
+            "{kept}"
+        );
+    }
+    let answer =
+        r#"{"facts":[{"category":"Identity","text":"Keeps bees \ud83d.","scope":"global"}]}"#;
+    let facts = parse_facts(answer).expect("parses");
+    assert_eq!(facts[0].text, "Keeps bees \u{fffd}.");
+    // The same inside a provider's envelope, where the body itself is the JSON.
+    let body = anthropic_body_with_text_fact("Keeps bees \\ud83d.");
+    let extraction = anthropic::parse_response(&body).expect("parses");
+    assert_eq!(extraction.facts[0].text, "Keeps bees \u{fffd}.");
+}
+
+fn anthropic_body_with_text_fact(escaped_text: &str) -> String {
+    format!(
+        r#"{{"content":[{{"type":"tool_use","id":"t","name":"record_facts","input":{{"facts":[{{"category":"Identity","text":"{escaped_text}","scope":"global","evidence":"e","replaces":null}}]}}}}],"stop_reason":"tool_use","usage":{{"input_tokens":1,"output_tokens":1}}}}"#
+    )
+}
+
+#[test]
+fn one_broken_entry_does_not_lose_the_others() {
+    // The middle entry has an unescaped quote: the list is not JSON, its neighbours are.
+    let text = r#"{"facts": [
+        {"category": "Goals", "text": "Wants to learn Rust.", "scope": "global"},
+        {"category": "Identity", "text": "Says "hi" a lot.", "scope": "global"},
+        {"category": "Preferences", "text": "Prefers tea.", "scope": "global"}
+    ]}"#;
+    let texts: Vec<String> = parse_facts(text)
+        .expect("parses")
+        .into_iter()
+        .map(|c| c.text)
+        .collect();
+    assert_eq!(texts, ["Wants to learn Rust.", "Prefers tea."]);
+}

@@ -67,7 +67,7 @@ fn the_per_run_budget_takes_the_oldest_first_and_defers_the_rest() {
     assert_eq!(mock.count(), 2);
     assert_eq!(
         report["transcripts"],
-        json!({"found": 5, "unchanged": 0, "waiting": 0, "deferred": 3, "processed": 2, "failed": 0})
+        json!({"found": 5, "unchanged": 0, "waiting": 0, "deferred": 3, "processed": 2, "failed": 0, "still_failing": 0})
     );
     assert_eq!(sent(&mock, &order), [1, 1, 0, 0, 0]);
 
@@ -76,7 +76,7 @@ fn the_per_run_budget_takes_the_oldest_first_and_defers_the_rest() {
     assert_eq!(mock.count(), 4);
     assert_eq!(
         report["transcripts"],
-        json!({"found": 5, "unchanged": 2, "waiting": 0, "deferred": 1, "processed": 2, "failed": 0})
+        json!({"found": 5, "unchanged": 2, "waiting": 0, "deferred": 1, "processed": 2, "failed": 0, "still_failing": 0})
     );
     assert_eq!(sent(&mock, &order), [1, 1, 1, 1, 0]);
 

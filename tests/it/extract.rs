@@ -37,7 +37,7 @@ fn first_run_writes_memory_and_insights_from_every_vault() {
     assert_eq!(report["vaults"], 2, "alpha and beta only: {report}");
     assert_eq!(
         report["transcripts"],
-        json!({"found": 3, "unchanged": 0, "waiting": 0, "deferred": 0, "processed": 3, "failed": 0})
+        json!({"found": 3, "unchanged": 0, "waiting": 0, "deferred": 0, "processed": 3, "failed": 0, "still_failing": 0})
     );
     assert_eq!(
         report["facts"],
@@ -133,7 +133,7 @@ fn second_run_sends_nothing_and_writes_nothing() {
     assert_eq!(mock.count(), 3, "no request on the second run");
     assert_eq!(
         report["transcripts"],
-        json!({"found": 3, "unchanged": 3, "waiting": 0, "deferred": 0, "processed": 0, "failed": 0})
+        json!({"found": 3, "unchanged": 3, "waiting": 0, "deferred": 0, "processed": 0, "failed": 0, "still_failing": 0})
     );
     assert_eq!(report["facts"], zero_facts());
     assert_eq!(report["tokens"], json!({"input": 0, "output": 0}));
@@ -177,7 +177,7 @@ fn only_new_transcripts_are_sent() {
     assert_eq!(sent_with(&mock, morning), 1);
     assert_eq!(
         report["transcripts"],
-        json!({"found": 5, "unchanged": 3, "waiting": 0, "deferred": 0, "processed": 2, "failed": 0})
+        json!({"found": 5, "unchanged": 3, "waiting": 0, "deferred": 0, "processed": 2, "failed": 0, "still_failing": 0})
     );
     assert_eq!(report["facts"]["new"], 2);
     let mut all = bullets(&env.memory());
@@ -254,7 +254,7 @@ fn a_transcript_inside_the_settle_window_waits_until_forced() {
 
     assert_eq!(
         report["transcripts"],
-        json!({"found": 4, "unchanged": 0, "waiting": 1, "deferred": 0, "processed": 3, "failed": 0})
+        json!({"found": 4, "unchanged": 0, "waiting": 1, "deferred": 0, "processed": 3, "failed": 0, "still_failing": 0})
     );
     assert_eq!(mock.count(), 3);
     assert_eq!(

@@ -6,7 +6,7 @@ use crate::support::mock::Mock;
 use crate::support::{BEGIN, END, TestEnv, bullets, insights_block, read, read_bytes, write_file};
 
 #[test]
-fn malformed_markers_fail_that_vault_only_and_leave_its_file_alone() {
+fn malformed_markers_fail_that_vault_only_once_and_leave_its_file_alone() {
     let env = TestEnv::with_fixtures();
     let mock = Mock::start();
     let alpha_path = env.claude_md("alpha");
@@ -40,6 +40,26 @@ fn malformed_markers_fail_that_vault_only_and_leave_its_file_alone() {
     assert_eq!(
         bullets(insights_block(&beta).expect("beta still updated")),
         [POSTGRES]
+    );
+
+    // The next night, the file as it was: reported as still failing, not failed again.
+    let report = env.extract(&mock, &[], 0);
+    assert_eq!(report["failures"], serde_json::json!([]), "{report}");
+    let skipped = report["still_failing"].as_array().expect("still_failing");
+    assert_eq!(skipped.len(), 1, "{report}");
+    assert_eq!(skipped[0]["path"], alpha_path.display().to_string());
+    assert_eq!(read(&alpha_path), broken, "still untouched");
+
+    // The user mends it: the insights are written.
+    let mended = format!("{broken}{END}\n");
+    write_file(&alpha_path, mended.as_bytes());
+    let report = env.extract(&mock, &[], 0);
+    assert_eq!(report["still_failing"], serde_json::Value::Null, "{report}");
+    assert!(
+        insights_block(&read(&alpha_path))
+            .is_some_and(|b| bullets(b).iter().any(|x| x == LANTERNFISH)),
+        "{}",
+        read(&alpha_path)
     );
 }
 

@@ -136,7 +136,7 @@ fn a_malformed_answer_fails_only_its_transcript() {
         assert_eq!(mock.count(), requests, "{fault:?}");
         assert_eq!(
             report["transcripts"],
-            json!({"found": 3, "unchanged": 0, "waiting": 0, "deferred": 0, "processed": 2, "failed": 1}),
+            json!({"found": 3, "unchanged": 0, "waiting": 0, "deferred": 0, "processed": 2, "failed": 1, "still_failing": 0}),
             "{fault:?}"
         );
         assert_eq!(

@@ -6,6 +6,7 @@
 // The sandbox is built with plain writes; the binary under test is what uses fsutil.
 #![allow(clippy::disallowed_methods)]
 
+mod bad_answers;
 mod badfiles;
 mod budget;
 mod builtin;

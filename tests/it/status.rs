@@ -73,7 +73,8 @@ fn on_a_used_home_status_shows_the_last_run_its_failures_and_what_waits() {
             "remember: Preferences | global | Drinks green tea in the morning.",
         ),
     );
-    env.extract(&mock, &[], 1);
+    // The broken transcript failed once; unchanged, it no longer fails a run.
+    env.extract(&mock, &[], 0);
     env.add_transcript(
         "alpha",
         "2025-06-22-0900-later.md",
@@ -86,7 +87,7 @@ fn on_a_used_home_status_shows_the_last_run_its_failures_and_what_waits() {
 
     insta::assert_snapshot!("used_home", filtered(&env, &text));
     assert!(
-        text.contains(&format!("failed: {}: binary file", broken.display())),
+        text.contains(&format!("unreadable: {}: binary file", broken.display())),
         "{text}"
     );
     env.snapshot_tree().assert_unchanged_since(&before);

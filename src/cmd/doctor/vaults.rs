@@ -55,12 +55,14 @@ pub(super) fn check(
             Err(e) => out.push(unusable(&e, &config.to_string())),
         }
     }
+    let answer = prompt_hash.map(|h| scan::answer_key(h, &cfg.llm.model));
     let scanned = ledger.and_then(|ledger| {
         let rules = scan::Rules {
             settle: Duration::from_secs(cfg.config.settle_minutes * 60),
             force: false,
             now,
             prompt_hash,
+            answer: answer.as_deref(),
         };
         scan::scan(&vaults, ledger, &rules).ok()
     });
@@ -267,6 +269,7 @@ mod tests {
             path: "/v/alpha/00_Inbox/chats/x.md".into(),
             error: "not UTF-8".into(),
             transcript: true,
+            fingerprint: None,
         };
         let counts = VaultCounts {
             found: 2,
@@ -285,6 +288,7 @@ mod tests {
             path: "/v/alpha/00_Inbox/chats".into(),
             error: "could not list transcripts: permission denied".into(),
             transcript: false,
+            fingerprint: None,
         };
         assert_eq!(
             vault_line(&vault(), &VaultCounts::default(), &[&dir]).level,

@@ -83,7 +83,7 @@ pub fn run(cfg: &Resolved, args: &ShowArgs) -> Result<u8> {
                 path: cfg.memory_file.display().to_string(),
                 facts,
             };
-            print(&format!("{}\n", serde_json::to_string_pretty(&shown)?))?;
+            crate::cmd::print_json(&shown)?;
         }
     }
     Ok(EXIT_OK)
