@@ -332,6 +332,27 @@ impl Ledger {
         )
     }
 
+    /// Rows this connection has inserted, updated or deleted so far: unchanged, nothing it
+    /// read before has changed (the run lock keeps other writers out).
+    #[must_use]
+    pub fn changes(&self) -> u64 {
+        self.conn.total_changes()
+    }
+
+    /// [`Ledger::renderable_facts`] filed under `vault`, or all of them for `None`: what a
+    /// vault's insights choose from. Reading every fact for each of twenty vaults, twice a
+    /// run, cost more than all the rest of a run with nothing new.
+    pub fn renderable_facts_in(&self, vault: Option<&str>) -> Result<Vec<Fact>> {
+        match vault {
+            None => self.renderable_facts(),
+            Some(vault) => self.query_facts(
+                "(status = 'active' OR (status = 'archived' AND archived_reason = 'cap'))
+                 AND vault = ?1",
+                [vault],
+            ),
+        }
+    }
+
     /// One fact by id.
     pub fn fact(&self, id: i64) -> Result<Option<Fact>> {
         Ok(self.query_facts("id = ?1", [id])?.pop())

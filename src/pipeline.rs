@@ -118,7 +118,12 @@ pub async fn run(
     run.report.stopped = stopped.as_ref().map(|e| format!("{e:#}"));
     // The transcripts are committed; a file that cannot be written now is reported with
     // them rather than losing the report.
-    run.engine.sync_or_report(&mut run.report, &run.now);
+    // Nothing reached the ledger since the files were brought in step before extracting
+    // (no answer, no hand edit read back, no file left busy): they are in step already,
+    // and rendering every file again was most of a run with nothing new.
+    if run.touched_facts || run.report.edits.any() || !run.engine.writer.busy().is_empty() {
+        run.engine.sync_or_report(&mut run.report, &run.now);
+    }
     run.finish(started)?;
     Ok((run.report, stopped))
 }
@@ -189,6 +194,8 @@ struct Run<'a> {
     provider: Option<Arc<Provider>>,
     /// Why the run stopped asking: a provider that cannot serve any transcript.
     halt: Option<Halt>,
+    /// An answer was merged into the ledger (or tried to be): the files may be behind.
+    touched_facts: bool,
 }
 
 /// What stops a run before its end.
@@ -232,6 +239,7 @@ impl<'a> Run<'a> {
             now,
             provider: None,
             halt: None,
+            touched_facts: false,
         }
     }
 
@@ -420,6 +428,7 @@ impl<'a> Run<'a> {
         let store = &self.engine.store;
         let known: Vec<String> = store
             .index()
+            .map_err(|e| format!("{e:#}"))?
             .related(&whole, wanted)
             .into_iter()
             .filter_map(|id| store.ledger.fact(id).ok().flatten())
@@ -503,6 +512,7 @@ impl<'a> Run<'a> {
 
     /// Merges one transcript's facts, writes the files they change, then marks it done.
     fn commit(&mut self, job: &Job, extraction: Extraction) -> Result<()> {
+        self.touched_facts = true;
         self.report.tokens.input += extraction.usage.input_tokens;
         self.report.tokens.output += extraction.usage.output_tokens;
         let source = Source {
