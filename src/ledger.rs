@@ -339,17 +339,16 @@ impl Ledger {
         self.conn.total_changes()
     }
 
-    /// [`Ledger::renderable_facts`] filed under `vault`, or all of them for `None`: what a
-    /// vault's insights choose from. Reading every fact for each of twenty vaults, twice a
-    /// run, cost more than all the rest of a run with nothing new.
+    /// The [`Ledger::renderable_facts`] a file may show: the global ones for memory.md
+    /// (`vault` `None`), those filed under a vault for its insights. Reading every fact
+    /// for each file, twice a run and after each transcript, cost more than the rest of a
+    /// run with nothing new, and most of a long first run.
     pub fn renderable_facts_in(&self, vault: Option<&str>) -> Result<Vec<Fact>> {
+        const RENDERABLE: &str =
+            "(status = 'active' OR (status = 'archived' AND archived_reason = 'cap'))";
         match vault {
-            None => self.renderable_facts(),
-            Some(vault) => self.query_facts(
-                "(status = 'active' OR (status = 'archived' AND archived_reason = 'cap'))
-                 AND vault = ?1",
-                [vault],
-            ),
+            None => self.query_facts(&format!("{RENDERABLE} AND scope = 'global'"), []),
+            Some(vault) => self.query_facts(&format!("{RENDERABLE} AND vault = ?1"), [vault]),
         }
     }
 

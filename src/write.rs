@@ -233,6 +233,8 @@ pub struct Writer {
     /// Every renderable fact, as read when the ledger's change count was this: a sync of
     /// every file reads them once, not once a file, while nothing changes in between.
     renderable: Option<(u64, Vec<Fact>)>,
+    /// Within [`Writer::sync_all`]: every file follows, so all facts are worth reading at once.
+    syncing_all: bool,
 }
 
 impl Writer {
@@ -253,10 +255,12 @@ impl Writer {
         report: &mut Report,
         now: &str,
     ) -> Result<()> {
-        for target in layout.targets() {
-            self.sync(store, layout, target, report, now)?;
-        }
-        Ok(())
+        self.syncing_all = true;
+        let synced = layout
+            .targets()
+            .try_for_each(|target| self.sync(store, layout, target, report, now));
+        self.syncing_all = false;
+        synced
     }
 
     /// Reads a target back (recording hand edits), renders it and writes it if it changed.
@@ -447,7 +451,7 @@ impl Writer {
         {
             return Ok(all.iter().filter(|f| shown(f)).cloned().collect());
         }
-        if scope == Scope::Global {
+        if self.syncing_all && scope == Scope::Global {
             // memory.md comes first in a sync of every file: read them all once for the
             // vaults after it.
             let all = store.ledger.renderable_facts()?;
@@ -455,9 +459,10 @@ impl Writer {
             self.renderable = Some((at, all));
             return Ok(facts);
         }
+        let filed_under = if scope == Scope::Global { None } else { vault };
         Ok(store
             .ledger
-            .renderable_facts_in(vault)?
+            .renderable_facts_in(filed_under)?
             .into_iter()
             .filter(shown)
             .collect())
