@@ -950,7 +950,10 @@ mod tests {
         };
         assert_eq!(
             found.stamps,
-            [stamp(&chats.join("a.md")), stamp(&vault.root.join("archive/old.md"))]
+            [
+                stamp(&chats.join("a.md")),
+                stamp(&vault.root.join("archive/old.md"))
+            ]
         );
         let refused: Vec<(String, String)> = found
             .refused
