@@ -14,8 +14,9 @@ use clap::{Args, Parser, Subcommand};
 #[command(name = "memloop", version, propagate_version = true)]
 #[command(after_help = "\
 Exit status: 0 done; 1 some transcripts failed (the rest were committed) or another runtime
-error; 2 usage or configuration error (a rejected API key included); 75 another memloop run
-holds the lock; 130 / 143 stopped by SIGINT / SIGTERM after committing what was answered.
+error; 2 usage or configuration error (a rejected API key included), or a damaged ledger
+(`memloop ledger rebuild`); 75 another memloop run holds the lock; 130 / 143 stopped by
+SIGINT / SIGTERM after committing what was answered.
 
 Environment: VAULTS_DIR, MEMLOOP_CONFIG, MEMLOOP_PROVIDER (auto|anthropic|openai|claude-cli|builtin),
 MEMLOOP_MODEL, ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL, OPENAI_API_KEY, OPENAI_BASE_URL,
@@ -36,6 +37,7 @@ impl Cli {
             Command::Status(a) => a.json,
             Command::Doctor(a) => a.json,
             Command::Memory(MemoryCommand::Show(a)) => a.json,
+            Command::Ledger(LedgerCommand::Rebuild(a)) => a.json,
             _ => false,
         }
     }
@@ -62,8 +64,11 @@ pub enum Command {
     /// Only transcripts that are new or changed since the last run are sent (SHA-256 in the
     /// ledger); files modified in the last `settle_minutes` wait for the next run. Secrets
     /// are redacted before anything leaves the machine. Each transcript is committed as it
-    /// finishes: a failure names the file and it is retried next run; Ctrl-C keeps what was
-    /// committed.
+    /// finishes: a failure names the file and it is retried next run, except one only a
+    /// change to the file can fix (not text, unreadable, an answer that cannot be read),
+    /// which is reported once and skipped while it stays as it is (`--force` tries again);
+    /// Ctrl-C keeps what was committed. With --json, stdout holds one JSON object on every
+    /// exit ({"error", "exit"} when the run could not start).
     Extract(ExtractArgs),
     /// See, correct and prune the memory memloop keeps (show, edit, forget, restore, ...)
     #[command(subcommand)]
@@ -84,6 +89,9 @@ pub enum Command {
     /// Install, remove or inspect the nightly service (systemd user timer or launchd agent)
     #[command(subcommand)]
     Service(ServiceCommand),
+    /// Repair memloop's ledger (its record of facts and processed transcripts)
+    #[command(subcommand)]
+    Ledger(LedgerCommand),
     /// Check everything a nightly run depends on and say how to fix what will fail
     ///
     /// One line per check with its fix; exit 1 when something will fail.
@@ -92,6 +100,25 @@ pub enum Command {
     Completions(CompletionsArgs),
     /// Print the man page (roff) on stdout: `memloop man > ~/.local/share/man/man1/memloop.1`
     Man,
+}
+
+/// `memloop ledger ...`: memloop's own state.
+#[derive(Debug, Subcommand)]
+pub enum LedgerCommand {
+    /// Rebuild a damaged or emptied ledger from what it still holds and from your files
+    ///
+    /// The damaged file is kept beside the new one (ledger.sqlite3.damaged-<time>), never
+    /// deleted. What can still be read from it is kept (facts with their history, forgotten
+    /// ones included, processed transcripts, runs). Then memory.md and every vault's
+    /// insights fence are read back: their bullets are facts again, yours stay yours, and a
+    /// bullet memloop wrote that you deleted stays forgotten. The transcripts there now are
+    /// taken as processed at their current checksums (unless the salvaged ledger knows
+    /// them), so none is extracted again to bring back what you deleted. No memory file is
+    /// written; the next run renders them. A sound ledger is left alone.
+    ///
+    /// Exit 0 when rebuilt (or nothing to do), 1 when a file or transcript could not be read
+    /// (the rest was rebuilt), 75 when another run holds the lock.
+    Rebuild(crate::cmd::ledger::RebuildArgs),
 }
 
 /// `memloop service ...`: the nightly job, as a systemd user unit or a launchd agent.
@@ -185,20 +212,22 @@ pub enum MemoryCommand {
     Review(crate::cmd::memory::review::ReviewArgs),
 }
 
-/// `memloop prompt ...`: the extraction prompt.
+/// `memloop prompt ...`: the extraction prompt. The one in use is your override
+/// (extraction-prompt.md beside the config file), else the one Memory Loop's settings saved
+/// (durable-facts.md there), else the built-in default.
 #[derive(Debug, Subcommand)]
 pub enum PromptCommand {
-    /// Print the prompt in use, saying whether it is the default or your override
+    /// Print the prompt in use, saying which one it is
     Show,
-    /// Open your override in $VISUAL/$EDITOR (copying the default on first edit)
+    /// Open your override in $VISUAL/$EDITOR (copying the prompt in use on first edit)
     Edit,
-    /// Remove your override so the built-in default is used again (asks first)
+    /// Remove your override (asks first); Memory Loop's durable-facts.md is left alone
     Reset {
         /// Do not ask
         #[arg(long)]
         yes: bool,
     },
-    /// Print where the override lives: extraction-prompt.md beside the config file
+    /// Print the path of the prompt file in use (with the built-in one: where an override goes)
     Path,
 }
 

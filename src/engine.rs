@@ -15,6 +15,7 @@ use crate::error;
 use crate::fsutil::{self, RunLock};
 use crate::ledger::Ledger;
 use crate::prompt::Prompt;
+use crate::rebuild;
 use crate::report::{Failure, Report};
 use crate::store::Store;
 use crate::vault::{self, Vault};
@@ -52,11 +53,26 @@ impl<'a> Engine<'a> {
             })?;
             Some(lock.ok_or_else(|| error::locked(&cfg.paths.state_dir.join(fsutil::LOCK_FILE)))?)
         };
+        let path = cfg.paths.ledger();
+        rebuild::check_file_not_emptied(&path, &cfg.memory_file, &vaults)?;
         let ledger = if dry_run {
-            Ledger::scratch_copy(&cfg.paths.ledger())?
+            Ledger::scratch_copy(&path)?
         } else {
-            Ledger::open(&cfg.paths.ledger())?
+            Ledger::open(&path)?
         };
+        // An emptied ledger is not a first run: it would bring back what the user deleted.
+        rebuild::check_not_emptied(&ledger, &path, &cfg.memory_file, &vaults)?;
+        if !dry_run {
+            // Under the lock no other memloop is half way through a write: what a killed
+            // one left behind goes.
+            let removed: usize = std::iter::once(cfg.memory_file.clone())
+                .chain(vaults.iter().map(Vault::claude_md))
+                .map(|target| fsutil::remove_stale_temps(&target))
+                .sum();
+            if removed > 0 {
+                tracing::info!("removed {removed} temp files a stopped run left");
+            }
+        }
         Ok(Self {
             cfg,
             prompt,
@@ -70,7 +86,7 @@ impl<'a> Engine<'a> {
     /// Opens the engine for a curation command: the prompt in use and every configured
     /// vault (a vault that cannot be opened is left out with a warning).
     pub fn for_curation(cfg: &'a Resolved) -> Result<Self> {
-        let prompt = Prompt::load(&cfg.paths.prompt_file)?;
+        let prompt = cfg.paths.prompt()?;
         let mut vaults: Vec<Vault> = Vec::new();
         for v in vault::discover(cfg.vaults_dir.as_deref(), &cfg.vaults) {
             match v {

@@ -8,6 +8,7 @@
 use std::fmt;
 
 use crate::config::ConfigError;
+use crate::ledger::{LedgerDamaged, is_corruption};
 use crate::llm::LlmError;
 
 /// What kind of failure ended a command, and so its exit status.
@@ -15,7 +16,8 @@ use crate::llm::LlmError;
 pub enum Kind {
     /// Some transcripts failed, or another runtime error (1).
     Runtime,
-    /// A usage or configuration error, a rejected API key included (2).
+    /// A usage or configuration error, a rejected API key and a damaged ledger included
+    /// (2): it waits for the user.
     Usage,
     /// Another memloop run holds the lock; nothing was read or written (75).
     Locked,
@@ -105,14 +107,20 @@ pub fn stopped(kind: Kind) -> anyhow::Error {
 }
 
 /// The exit kind of an error: the first classified cause in its chain; a configuration
-/// error or a provider that rejects the key is a usage error; anything else is runtime.
+/// error, a provider that rejects the key or a damaged ledger is a usage error (no retry
+/// fixes it); anything else is runtime.
 #[must_use]
 pub fn kind_of(e: &anyhow::Error) -> Kind {
     for cause in e.chain() {
         if let Some(c) = cause.downcast_ref::<Classified>() {
             return c.kind;
         }
-        if cause.downcast_ref::<ConfigError>().is_some() {
+        if cause.downcast_ref::<ConfigError>().is_some()
+            || cause.downcast_ref::<LedgerDamaged>().is_some()
+            || cause
+                .downcast_ref::<rusqlite::Error>()
+                .is_some_and(is_corruption)
+        {
             return Kind::Usage;
         }
         if let Some(l) = cause.downcast_ref::<LlmError>() {
@@ -141,6 +149,13 @@ mod tests {
         assert_eq!(kind_of(&locked(std::path::Path::new("/l"))), Kind::Locked);
         assert_eq!(kind_of(&anyhow::anyhow!("disk full")), Kind::Runtime);
         assert_eq!(kind_of(&stopped(Kind::Terminated)), Kind::Terminated);
+        let damaged = LedgerDamaged::unreadable(std::path::Path::new("/l"), "garbage");
+        let e = anyhow::Error::from(damaged).context("could not open the engine");
+        assert_eq!(
+            kind_of(&e),
+            Kind::Usage,
+            "a damaged ledger waits for the user"
+        );
     }
 
     #[test]

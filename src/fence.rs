@@ -3,8 +3,10 @@
 //! about to be fed to an extractor.
 //!
 //! Pure and byte-oriented: a user's `CLAUDE.md` may carry a BOM, CRLF endings or invalid
-//! UTF-8, and every byte outside the two marker lines must survive untouched. This module
-//! does not read or write files and does not render the block's content (see `render`).
+//! UTF-8, and every byte outside the two marker lines must survive untouched. Marker lines
+//! inside a fenced code block (``` or ~~~, as CommonMark reads them) are the user's example,
+//! not the fence: docs about memloop show the markers. This module does not read or write
+//! files and does not render the block's content (see `render`).
 
 use std::borrow::Cow;
 use std::ops::Range;
@@ -41,6 +43,25 @@ pub enum FenceError {
         /// 1-based line of the stray end marker.
         line: usize,
     },
+    /// A code block opened inside the fence is never closed, so it hides the end marker.
+    #[error(
+        "the code block opened on line {code} inside the insights fence (begun on line {begin}) is never closed, so the end marker is part of it: close the code block"
+    )]
+    CodeBlockInFence {
+        /// 1-based line of the begin marker.
+        begin: usize,
+        /// 1-based line of the unclosed code fence.
+        code: usize,
+    },
+    /// No fence, and the document ends inside a code block: an appended block would be
+    /// part of it (and never found again).
+    #[error(
+        "the code block opened on line {line} is never closed, so insights appended at the end would land inside it: close the code block, or put the insights markers before it"
+    )]
+    UnclosedCodeBlock {
+        /// 1-based line of the unclosed code fence.
+        line: usize,
+    },
 }
 
 /// Byte ranges of a well-formed fence inside a document.
@@ -60,13 +81,42 @@ enum Marker {
     End,
 }
 
-/// Locates the fence, if any; errors when the markers are malformed.
+/// Locates the fence, if any; errors when the markers are malformed. Marker lines inside a
+/// fenced code block are not markers.
 pub fn find(doc: &[u8]) -> Result<Option<Fence>, FenceError> {
+    Ok(scan(doc)?.fence)
+}
+
+/// What a pass over the document found: the fence, and the code block left open at its end.
+struct Scanned {
+    fence: Option<Fence>,
+    /// 1-based line of a code fence never closed.
+    open_code: Option<usize>,
+}
+
+fn scan(doc: &[u8]) -> Result<Scanned, FenceError> {
     let mut open: Option<(usize, Range<usize>)> = None;
     let mut found: Option<Fence> = None;
+    let mut code: Option<(CodeFence, usize)> = None;
     for (index, line) in lines(doc).enumerate() {
         let number = index + 1;
-        match (marker(&doc[line.clone()], index == 0), &open) {
+        let text = &doc[line.clone()];
+        let text = if index == 0 {
+            text.strip_prefix(UTF8_BOM).unwrap_or(text)
+        } else {
+            text
+        };
+        if let Some((fence, _)) = code {
+            if fence.closes(text) {
+                code = None;
+            }
+            continue;
+        }
+        if let Some(fence) = CodeFence::opens(text) {
+            code = Some((fence, number));
+            continue;
+        }
+        match (marker(text), &open) {
             (None, _) => {}
             (Some(Marker::Begin), Some(_)) => {
                 return Err(FenceError::DuplicateBegin { line: number });
@@ -86,10 +136,50 @@ pub fn find(doc: &[u8]) -> Result<Option<Fence>, FenceError> {
             }
         }
     }
-    match open {
-        Some((line, _)) => Err(FenceError::BeginWithoutEnd { line }),
-        None => Ok(found),
+    match (open, code) {
+        (Some((begin, _)), Some((_, code))) => Err(FenceError::CodeBlockInFence { begin, code }),
+        (Some((line, _)), None) => Err(FenceError::BeginWithoutEnd { line }),
+        (None, code) => Ok(Scanned {
+            fence: found,
+            open_code: code.map(|(_, line)| line),
+        }),
     }
+}
+
+/// A line that opens a fenced code block, as CommonMark reads it: up to three spaces, then
+/// three or more backticks or tildes (an info string after backticks holds no backtick).
+#[derive(Debug, Clone, Copy)]
+struct CodeFence {
+    ch: u8,
+    len: usize,
+}
+
+impl CodeFence {
+    fn opens(line: &[u8]) -> Option<Self> {
+        let (ch, len, rest) = fence_run(line)?;
+        (ch == b'~' || !rest.contains(&b'`')).then_some(Self { ch, len })
+    }
+
+    /// Whether `line` closes this block: the same character, at least as many, then only
+    /// spaces or tabs.
+    fn closes(self, line: &[u8]) -> bool {
+        fence_run(line).is_some_and(|(ch, len, rest)| {
+            ch == self.ch && len >= self.len && rest.iter().all(|b| b.is_ascii_whitespace())
+        })
+    }
+}
+
+/// The fence character, its run length and the rest of the line, when `line` (up to three
+/// spaces of indent) starts with three or more backticks or tildes.
+fn fence_run(line: &[u8]) -> Option<(u8, usize, &[u8])> {
+    let indent = line.iter().take_while(|&&b| b == b' ').count();
+    if indent > 3 {
+        return None;
+    }
+    let line = &line[indent..];
+    let ch = *line.first().filter(|&&b| b == b'`' || b == b'~')?;
+    let len = line.iter().take_while(|&&b| b == ch).count();
+    (len >= 3).then(|| (ch, len, &line[len..]))
 }
 
 /// The text between the marker lines (lossy UTF-8), or `None` without a fence.
@@ -103,13 +193,16 @@ pub fn inner(doc: &[u8]) -> Result<Option<String>, FenceError> {
 /// leaves just the heading there. Without markers, a block is appended after a blank line
 /// and `None` leaves the document alone. Returns `Ok(None)` whenever the result would equal
 /// the input, so callers can skip the write. Marker lines inside `block` are dropped: a block
-/// can never open or close a fence of its own.
+/// can never open or close a fence of its own. A document that ends inside a code block
+/// gets nothing appended (an error): the block would be code, and never found again.
 pub fn splice(doc: &[u8], block: Option<&str>) -> Result<Option<Vec<u8>>, FenceError> {
     let block = block.filter(|b| !b.trim().is_empty());
-    let out = match (find(doc)?, block) {
-        (Some(fence), block) => replace_inner(doc, &fence, block.unwrap_or(EMPTY_BLOCK)),
-        (None, Some(block)) => append(doc, block),
-        (None, None) => return Ok(None),
+    let scanned = scan(doc)?;
+    let out = match (scanned.fence, block, scanned.open_code) {
+        (Some(fence), block, _) => replace_inner(doc, &fence, block.unwrap_or(EMPTY_BLOCK)),
+        (None, Some(_), Some(line)) => return Err(FenceError::UnclosedCodeBlock { line }),
+        (None, Some(block), None) => append(doc, block),
+        (None, None, _) => return Ok(None),
     };
     Ok((out != doc).then_some(out))
 }
@@ -198,12 +291,8 @@ fn lines(doc: &[u8]) -> impl Iterator<Item = Range<usize>> + '_ {
     })
 }
 
-fn marker(line: &[u8], first: bool) -> Option<Marker> {
-    let line = if first {
-        line.strip_prefix(UTF8_BOM).unwrap_or(line)
-    } else {
-        line
-    };
+/// The marker a line is (a first line's BOM already stripped).
+fn marker(line: &[u8]) -> Option<Marker> {
     let content = line.trim_ascii_end();
     if content == BEGIN.as_bytes() {
         Some(Marker::Begin)
@@ -233,7 +322,7 @@ fn push_block(out: &mut Vec<u8>, block: &str, eol: &str) {
     for line in block.split_inclusive('\n') {
         let content = line.strip_suffix('\n').unwrap_or(line);
         let content = content.strip_suffix('\r').unwrap_or(content);
-        if marker(content.as_bytes(), false).is_some() {
+        if marker(content.as_bytes()).is_some() {
             continue;
         }
         out.extend_from_slice(content.as_bytes());
@@ -426,6 +515,81 @@ mod tests {
     }
 
     #[test]
+    fn markers_inside_a_code_block_are_the_users_example() {
+        // (document, 1-based line of the real begin marker, if any)
+        let cases: &[(&str, Option<usize>)] = &[
+            ("# T\n```md\n{B}\n- example\n{E}\n```\n", None),
+            ("~~~\n{B}\n{E}\n~~~\n", None),
+            ("```\n{B}\n{E}\n```\n{B}\n- real\n{E}\n", Some(5)),
+            ("   ```\n{B}\n{E}\n   ```\n", None),
+            ("\u{feff}```\n{B}\n{E}\n```\n", None),
+            ("```\r\n{B}\r\n{E}\r\n```\r\n{B}\r\n{E}\r\n", Some(5)),
+            // Four spaces is no fence (an indented code line): the markers are real.
+            ("    ```\n{B}\n{E}\n", Some(2)),
+            // Backticks with a backtick after them are inline code, not a fence.
+            ("``` a`b\n{B}\n{E}\n", Some(2)),
+            // Closed only by the same character, at least as long, with nothing after it.
+            ("````\n{B}\n```\n{E}\n````\n", None),
+            ("~~~\n{B}\n```\n{E}\n~~~\n", None),
+            ("```\n{B}\n``` x\n{E}\n```\n", None),
+            ("```\n{B}\n```  \t\n{B}\n{E}\n", Some(4)),
+            // Stray or doubled markers inside an example are no error.
+            ("```\n{E}\n{B}\n```\n{B}\n{E}\n", Some(5)),
+            ("{B}\n```\n{B}\n{E}\n```\n{E}\n", Some(1)),
+            // An unclosed code block runs to the end of the document.
+            ("```\n{B}\n{E}\n", None),
+        ];
+        for (template, begin) in cases {
+            let doc = template.replace("{B}", BEGIN).replace("{E}", END);
+            let found = find(doc.as_bytes()).unwrap_or_else(|e| panic!("{doc:?}: {e}"));
+            let line = found.map(|f| doc[..f.begin.start].matches('\n').count() + 1);
+            assert_eq!(line, *begin, "{doc:?}");
+        }
+    }
+
+    #[test]
+    fn a_code_example_is_kept_byte_for_byte_and_the_block_goes_after_it() {
+        let example = format!("# Docs\n\n```markdown\n{BEGIN}\n- example bullet\n{END}\n```\n");
+        let out = splice(example.as_bytes(), Some(BLOCK)).unwrap().unwrap();
+        assert_eq!(
+            String::from_utf8(out.clone()).unwrap(),
+            format!("{example}\n{}", fenced("\n", BLOCK, "\n"))
+        );
+        assert_eq!(inner_of(&out), BLOCK);
+        assert_eq!(splice(&out, Some(BLOCK)), Ok(None), "found again");
+        // With a real fence after the example, only the real one changes.
+        let doc = format!("{example}{}tail\n", fenced("\n", "- old\n", "\n"));
+        let out = splice(doc.as_bytes(), Some(BLOCK)).unwrap().unwrap();
+        assert_eq!(
+            String::from_utf8(out).unwrap(),
+            format!("{example}{}tail\n", fenced("\n", BLOCK, "\n"))
+        );
+    }
+
+    #[test]
+    fn an_unclosed_code_block_is_never_appended_into() {
+        let doc = format!("# T\n```\n{BEGIN}\n{END}\n");
+        assert_eq!(
+            splice(doc.as_bytes(), Some(BLOCK)),
+            Err(FenceError::UnclosedCodeBlock { line: 2 })
+        );
+        assert_eq!(
+            splice(doc.as_bytes(), None),
+            Ok(None),
+            "nothing to add: untouched"
+        );
+        let inside = format!("{BEGIN}\n- a\n~~~\n{END}\n");
+        let e = find(inside.as_bytes()).unwrap_err();
+        assert_eq!(e, FenceError::CodeBlockInFence { begin: 1, code: 3 });
+        assert!(e.to_string().contains("line 3"), "{e}");
+        assert!(
+            FenceError::UnclosedCodeBlock { line: 2 }
+                .to_string()
+                .contains("line 2")
+        );
+    }
+
+    #[test]
     fn splice_keeps_bom_and_invalid_utf8_outside() {
         let mut doc = b"\xEF\xBB\xBF# T\xFF\xFE\n".to_vec();
         doc.extend_from_slice(fenced("\n", "old\n", "\n").as_bytes());
@@ -478,6 +642,8 @@ mod tests {
             Just(BEGIN.to_uppercase().into_bytes()),
             Just(b"\xEF\xBB\xBF".to_vec()),
             Just(Vec::new()),
+            Just(b"```".to_vec()),
+            Just(b"~~~~ md".to_vec()),
             "[ -~]{0,20}".prop_map(String::into_bytes),
         ]
     }
@@ -521,6 +687,9 @@ mod tests {
         ) {
             prop_assume!(find(&prefix) == Ok(None) && find(&suffix) == Ok(None));
             prop_assume!(find(&inner) == Ok(None) && find(&tail) == Ok(None));
+            // Text before the fence or in it that leaves a code block open makes the
+            // markers code (see `markers_inside_a_code_block_are_the_users_example`).
+            prop_assume!(outside_code(&prefix) && outside_code(&inner));
             let mut suffix = suffix;
             suffix.extend_from_slice(&tail);
             let head = [prefix.as_slice(), BEGIN.as_bytes(), begin_eol.as_bytes()].concat();
@@ -540,7 +709,7 @@ mod tests {
         fn splice_appends_after_unmarked_documents(doc in text(), tail in line(), block in block()) {
             let mut doc = doc;
             doc.extend_from_slice(&tail);
-            prop_assume!(find(&doc) == Ok(None));
+            prop_assume!(find(&doc) == Ok(None) && outside_code(&doc));
             let out = splice(&doc, block.as_deref()).unwrap();
             match block.as_deref().filter(|b| !b.trim().is_empty()) {
                 None => prop_assert_eq!(out, None),
@@ -554,16 +723,38 @@ mod tests {
         }
 
         #[test]
+        fn a_document_ending_in_a_code_block_is_never_appended_to(
+            doc in text(), fence in prop_oneof![Just("```\n"), Just("~~~\n")], tail in text(),
+            block in block(),
+        ) {
+            prop_assume!(outside_code(&doc));
+            let doc = [doc.as_slice(), fence.as_bytes(), tail.as_slice()].concat();
+            prop_assume!(!outside_code(&doc));
+            match splice(&doc, block.as_deref()) {
+                Ok(out) => prop_assert_eq!(out, None),
+                Err(e) => {
+                    let unclosed = matches!(e, FenceError::UnclosedCodeBlock { .. });
+                    prop_assert!(unclosed, "{}", e);
+                }
+            }
+        }
+
+        #[test]
         fn malformed_documents_are_errors(
             a in text(), b in text(), c in text(), kind in 0..3usize, block in block(),
         ) {
-            prop_assume!([&a, &b, &c].iter().all(|t| find(t) == Ok(None)));
+            prop_assume!([&a, &b, &c].iter().all(|t| find(t) == Ok(None)) && outside_code(&a));
             let first = if kind == 2 { END } else { BEGIN };
             let second = if kind == 1 { format!("{BEGIN}\n") } else { String::new() };
             let doc = [a.as_slice(), first.as_bytes(), b"\n", b.as_slice(), second.as_bytes(), c.as_slice()].concat();
             prop_assert!(find(&doc).is_err());
             prop_assert!(splice(&doc, block.as_deref()).is_err());
         }
+    }
+
+    /// Whether `doc` leaves no code block open at its end.
+    fn outside_code(doc: &[u8]) -> bool {
+        scan(doc).is_ok_and(|s| s.open_code.is_none())
     }
 
     fn inner_of(doc: &[u8]) -> String {

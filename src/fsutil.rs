@@ -558,6 +558,55 @@ impl Drop for TempGuard {
     }
 }
 
+/// Removes the temp files a killed memloop left next to `target` (`.<name>.<pid>.<n>.tmp`,
+/// for the file and its `.bak` / `.before-memloop` copies). Call it only under the run lock,
+/// when no other memloop can be half way through a write. Returns how many it removed; a
+/// directory that cannot be listed only leaves them.
+pub fn remove_stale_temps(target: &Path) -> usize {
+    // A link is written through: its target's directory holds the temp files.
+    let real = fs::canonicalize(target).ok().filter(|r| r != target);
+    remove_temps_beside(target) + real.map_or(0, |r| remove_temps_beside(&r))
+}
+
+fn remove_temps_beside(target: &Path) -> usize {
+    let (Some(dir), Some(name)) = (target.parent(), target.file_name()) else {
+        return 0;
+    };
+    let name = name.to_string_lossy();
+    let Ok(entries) = fs::read_dir(dir) else {
+        return 0;
+    };
+    let mut removed = 0;
+    for entry in entries.flatten() {
+        let file = entry.file_name();
+        let file = file.to_string_lossy();
+        let Some(rest) = file
+            .strip_prefix('.')
+            .and_then(|f| f.strip_prefix(name.as_ref()))
+            .and_then(|f| f.strip_suffix(".tmp"))
+        else {
+            continue;
+        };
+        let rest = rest
+            .strip_prefix(".bak")
+            .or_else(|| rest.strip_prefix(".before-memloop"))
+            .unwrap_or(rest);
+        let numbers: Vec<&str> = rest.split('.').skip(1).collect();
+        let ours = rest.starts_with('.')
+            && numbers.len() == 2
+            && numbers
+                .iter()
+                .all(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()));
+        if ours
+            && entry.file_type().is_ok_and(|t| t.is_file())
+            && fs::remove_file(entry.path()).is_ok()
+        {
+            removed += 1;
+        }
+    }
+    removed
+}
+
 /// Creates a hidden temp file next to `target` so the rename stays on one filesystem.
 fn create_temp(dir: &Path, target: &Path) -> io::Result<(File, TempGuard)> {
     let name = target
@@ -581,7 +630,7 @@ fn create_temp(dir: &Path, target: &Path) -> io::Result<(File, TempGuard)> {
 
 /// Makes the rename durable. Some filesystems cannot fsync a directory; the rename has
 /// already happened there, so that is not an error.
-fn sync_dir(dir: &Path) -> io::Result<()> {
+pub(crate) fn sync_dir(dir: &Path) -> io::Result<()> {
     #[cfg(unix)]
     match File::open(dir).and_then(|d| d.sync_all()) {
         Ok(()) => {}
@@ -639,6 +688,32 @@ mod tests {
             .collect();
         names.sort();
         names
+    }
+
+    #[test]
+    fn temp_files_a_killed_run_left_are_removed_and_nothing_else() {
+        let tmp = tempfile::tempdir().unwrap();
+        let target = tmp.path().join("memory.md");
+        let left = [
+            ".memory.md.4242.0.tmp",
+            ".memory.md.bak.4242.3.tmp",
+            ".memory.md.before-memloop.17.1.tmp",
+        ];
+        let kept = [
+            "memory.md",
+            ".memory.md.swp",
+            ".memory.md.x.1.tmp",
+            ".memory.md.1.tmp",
+            ".other.md.4242.0.tmp",
+            "memory.md.4242.0.tmp",
+        ];
+        for name in left.iter().chain(&kept) {
+            fs::write(tmp.path().join(name), "x").unwrap();
+        }
+        assert_eq!(remove_stale_temps(&target), left.len());
+        let mut want: Vec<&str> = kept.to_vec();
+        want.sort_unstable();
+        assert_eq!(entries(tmp.path()), want);
     }
 
     #[test]

@@ -11,8 +11,13 @@ use rusqlite::{Connection, OptionalExtension, params};
 
 use crate::fact::{ArchiveReason, Fact, Origin, Scope, Status};
 
+mod damage;
 mod failures;
 mod migrate;
+mod salvage;
+
+pub use damage::{Damage, LedgerDamaged, corruption_in, is_corruption};
+pub use salvage::{Salvaged, TableSalvage};
 
 pub use failures::FailedInput;
 
@@ -106,20 +111,27 @@ pub struct Ledger {
 }
 
 impl Ledger {
-    /// Opens (creating if needed) the ledger at `path`.
+    /// Opens (creating if needed) the ledger at `path`. A file that is not a ledger, or
+    /// whose pages are broken, is [`LedgerDamaged`]: nothing is written to it.
     pub fn open(path: &Path) -> Result<Self> {
         if let Some(dir) = path.parent() {
             std::fs::create_dir_all(dir)
                 .with_context(|| format!("could not create state directory {}", dir.display()))?;
         }
-        let conn = Connection::open(path)
-            .with_context(|| format!("could not open ledger {}", path.display()))?;
+        damage::check_file(path).map_err(|why| LedgerDamaged::unreadable(path, why))?;
+        let conn = Connection::open(path).map_err(|e| explain(path, e, "could not open ledger"))?;
+        // Checked before anything is written: a damaged file is kept as it is.
+        if let Some(why) =
+            damage::check_pages(&conn).map_err(|e| explain(path, e, "could not read ledger"))?
+        {
+            return Err(LedgerDamaged::unreadable(path, why).into());
+        }
         // WAL with NORMAL sync: a power cut can lose the last commits but never corrupts;
         // a lost commit only means a transcript is extracted again, which merge absorbs.
         conn.pragma_update(None, "journal_mode", "WAL")
             .and_then(|()| conn.pragma_update(None, "synchronous", "NORMAL"))
-            .with_context(|| format!("could not configure ledger {}", path.display()))?;
-        Self::init(conn).with_context(|| format!("ledger {}", path.display()))
+            .map_err(|e| explain(path, e, "could not configure ledger"))?;
+        Self::init(conn).map_err(|e| explain(path, e, "ledger"))
     }
 
     /// A private in-memory copy of the ledger at `path` (or an empty one when it does not
@@ -131,15 +143,46 @@ impl Ledger {
             .try_exists()
             .with_context(|| format!("could not read ledger {}", path.display()))?;
         if exists {
-            let src = open_read_only(path)
-                .with_context(|| format!("could not open ledger {}", path.display()))?;
-
-            let backup = rusqlite::backup::Backup::new(&src, &mut conn)?;
+            damage::check_file(path).map_err(|why| LedgerDamaged::unreadable(path, why))?;
+            let src =
+                open_read_only(path).map_err(|e| explain(path, e, "could not open ledger"))?;
+            let backup = rusqlite::backup::Backup::new(&src, &mut conn)
+                .map_err(|e| explain(path, e, "could not read ledger"))?;
             backup
                 .run_to_completion(256, std::time::Duration::ZERO, None)
-                .with_context(|| format!("could not read ledger {}", path.display()))?;
+                .map_err(|e| explain(path, e, "could not read ledger"))?;
+            drop(backup);
+            if let Some(why) =
+                damage::check_pages(&conn).map_err(|e| explain(path, e, "could not read ledger"))?
+            {
+                return Err(LedgerDamaged::unreadable(path, why).into());
+            }
         }
-        Self::init(conn)
+        Self::init(conn).map_err(|e| explain(path, e, "ledger"))
+    }
+
+    /// An empty ledger in memory, for a command that shows what it can without the real
+    /// one.
+    pub fn in_memory() -> Result<Self> {
+        Self::init(Connection::open_in_memory()?)
+    }
+
+    /// Closes the ledger, folding its write-ahead log into the file (a ledger about to be
+    /// renamed must be whole in one file).
+    pub fn close(self) -> Result<()> {
+        self.conn.close().map_err(|(_, e)| e)?;
+        Ok(())
+    }
+
+    /// Whether the ledger knows nothing at all: no fact, no transcript, no file written.
+    /// A first run starts from such a ledger; so does one that was emptied.
+    pub fn is_blank(&self) -> Result<bool> {
+        Ok(self.conn.query_row(
+            "SELECT NOT EXISTS (SELECT 1 FROM facts) AND NOT EXISTS (SELECT 1 FROM transcripts)
+                 AND NOT EXISTS (SELECT 1 FROM rendered)",
+            [],
+            |r| r.get(0),
+        )?)
     }
 
     fn init(conn: Connection) -> Result<Self> {
@@ -830,8 +873,15 @@ impl Ledger {
     }
 
     /// Imports Memory Loop's `extraction-state.json` checksums into an empty ledger, once.
-    /// Returns how many transcripts were imported.
-    pub fn import_legacy(&self, state_file: &Path) -> Result<usize> {
+    /// Returns how many transcripts were imported, and what the user should hear about a
+    /// state file that is not what Memory Loop writes.
+    ///
+    /// Memory Loop reads a state file that is empty, not JSON or not an object as an empty
+    /// state (`readExtractionState`), so such a file imports nothing, with a warning, and
+    /// the run goes on. Its records are keyed by vault and path (`isTranscriptProcessed`):
+    /// the same relative path in two vaults is two transcripts, kept apart here as
+    /// `{vaultId}/{path}`; a transcript is matched to its record by checksum.
+    pub fn import_legacy(&self, state_file: &Path) -> Result<Legacy> {
         let done: Option<String> = self
             .conn
             .query_row(
@@ -841,16 +891,31 @@ impl Ledger {
             )
             .optional()?;
         if done.is_some() || !self.is_empty()? {
-            return Ok(0);
+            return Ok(Legacy::default());
         }
+        let mut warning = None;
+        let ignored = |why: String| {
+            Some(format!(
+                "{}: {why}: Memory Loop reads it as an empty state, so nothing was imported from it",
+                state_file.display()
+            ))
+        };
         let pairs = match std::fs::read(state_file) {
-            Ok(bytes) => {
-                let value: serde_json::Value =
-                    serde_json::from_slice(&bytes).with_context(|| {
-                        format!("could not parse Memory Loop state {}", state_file.display())
-                    })?;
-                legacy_checksums(&value)
-            }
+            Ok(bytes) => match serde_json::from_slice::<serde_json::Value>(&bytes) {
+                Ok(value) if value.is_object() => legacy_checksums(&value),
+                Ok(_) => {
+                    warning = ignored("not a JSON object".to_owned());
+                    Vec::new()
+                }
+                Err(_) if bytes.trim_ascii().is_empty() => {
+                    warning = ignored("empty".to_owned());
+                    Vec::new()
+                }
+                Err(e) => {
+                    warning = ignored(format!("not valid JSON ({e})"));
+                    Vec::new()
+                }
+            },
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => Vec::new(),
             Err(e) => {
                 return Err(e).with_context(|| {
@@ -858,10 +923,10 @@ impl Ledger {
                 });
             }
         };
-        for (path, sha) in &pairs {
+        for (path, vault, sha) in &pairs {
             self.mark_transcript(&TranscriptRow {
                 path: path.clone(),
-                vault: String::new(),
+                vault: vault.clone(),
                 size: -1,
                 mtime_ns: -1,
                 sha256: sha.clone(),
@@ -875,8 +940,30 @@ impl Ledger {
             "INSERT INTO meta (key, value) VALUES ('legacy_import', ?1)",
             [pairs.len().to_string()],
         )?;
-        Ok(pairs.len())
+        Ok(Legacy {
+            imported: pairs.len(),
+            warning,
+        })
     }
+}
+
+/// `e` as a user reads it: broken data is [`LedgerDamaged`] (the way out included); any
+/// other error says what was being done to which ledger.
+fn explain(path: &Path, e: impl Into<anyhow::Error>, doing: &str) -> anyhow::Error {
+    let e = e.into();
+    match damage::corruption_in(&e) {
+        Some(why) => LedgerDamaged::unreadable(path, why).into(),
+        None => e.context(format!("{doing} {}", path.display())),
+    }
+}
+
+/// What [`Ledger::import_legacy`] did.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Legacy {
+    /// How many transcripts it imported.
+    pub imported: usize,
+    /// Why the state file was passed over, naming it.
+    pub warning: Option<String>,
 }
 
 /// Opens a ledger for reading without writing a byte beside it. A ledger closed cleanly
@@ -908,10 +995,11 @@ fn open_read_only(path: &Path) -> rusqlite::Result<Connection> {
     )
 }
 
-/// Finds (transcript path, SHA-256) pairs in Memory Loop's state, whatever its nesting:
+/// Finds (transcript path, vault, SHA-256) in Memory Loop's state, whatever its nesting:
 /// `{"<path>.md": "<sha>"}`, `{"<path>.md": {"checksum": "<sha>", ...}}`, or objects with
-/// `path` and `checksum`/`hash`/`sha256` fields.
-fn legacy_checksums(value: &serde_json::Value) -> Vec<(String, String)> {
+/// `path` and `checksum`/`hash`/`sha256` fields, and `vaultId` (then the path is
+/// `{vaultId}/{path}`, as Memory Loop tells its records apart by both).
+fn legacy_checksums(value: &serde_json::Value) -> Vec<(String, String, String)> {
     use serde_json::Value;
     fn is_sha(s: &str) -> bool {
         s.len() == 64 && s.bytes().all(|b| b.is_ascii_hexdigit())
@@ -931,16 +1019,21 @@ fn legacy_checksums(value: &serde_json::Value) -> Vec<(String, String)> {
                 if let (Some(path), Some(sha)) =
                     (map.get("path").and_then(Value::as_str), sha_field(map))
                 {
-                    out.push((path.to_owned(), sha));
+                    match map.get("vaultId").and_then(Value::as_str) {
+                        Some(vault) if !vault.is_empty() => {
+                            out.push((format!("{vault}/{path}"), vault.to_owned(), sha));
+                        }
+                        _ => out.push((path.to_owned(), String::new(), sha)),
+                    }
                     continue;
                 }
                 for (k, child) in map {
                     match child {
                         Value::String(s) if k.ends_with(".md") && is_sha(s) => {
-                            out.push((k.clone(), s.to_ascii_lowercase()));
+                            out.push((k.clone(), String::new(), s.to_ascii_lowercase()));
                         }
                         Value::Object(inner) if k.ends_with(".md") => match sha_field(inner) {
-                            Some(sha) => out.push((k.clone(), sha)),
+                            Some(sha) => out.push((k.clone(), String::new(), sha)),
                             None => stack.push(child),
                         },
                         _ => stack.push(child),
@@ -1118,15 +1211,74 @@ mod tests {
         });
         std::fs::write(&file, json.to_string()).unwrap();
         let l = ledger();
-        assert_eq!(l.import_legacy(&file).unwrap(), 3);
+        assert_eq!(l.import_legacy(&file).unwrap().imported, 3);
         let row = l.transcript("/v/a/00_Inbox/chats/two.md").unwrap().unwrap();
         assert_eq!(row.sha256, sha);
         assert_eq!(row.size, -1);
         assert_eq!(
             l.import_legacy(&file).unwrap(),
-            0,
+            Legacy::default(),
             "only into an empty ledger, once"
         );
+    }
+
+    /// Memory Loop reads these as an empty state (`readExtractionState`, run under Bun).
+    #[test]
+    fn a_legacy_state_memory_loop_would_not_read_imports_nothing_with_a_warning() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("extraction-state.json");
+        for (body, why) in [
+            ("", "empty"),
+            ("  \n", "empty"),
+            (
+                "{\"lastRunAt\": ",
+                "not valid JSON (EOF while parsing a value at line 1 column 14)",
+            ),
+            ("[]", "not a JSON object"),
+            ("null", "not a JSON object"),
+            ("\"x\"", "not a JSON object"),
+        ] {
+            std::fs::write(&file, body).unwrap();
+            let l = ledger();
+            let got = l.import_legacy(&file).unwrap();
+            assert_eq!(got.imported, 0, "{body:?}");
+            assert_eq!(
+                got.warning.as_deref(),
+                Some(
+                    format!(
+                        "{}: {why}: Memory Loop reads it as an empty state, so nothing was imported from it",
+                        file.display()
+                    )
+                    .as_str()
+                ),
+                "{body:?}"
+            );
+            assert_eq!(l.import_legacy(&file).unwrap(), Legacy::default(), "once");
+        }
+    }
+
+    #[test]
+    fn the_same_relative_path_in_two_vaults_is_two_records() {
+        let (a, b) = ("a".repeat(64), "b".repeat(64));
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("extraction-state.json");
+        let record = |vault: &str, sha: &str| {
+            serde_json::json!({"path": "00_Inbox/chats/2026-03-21-2140-abcde.md", "vaultId": vault,
+                               "checksum": sha, "processedAt": "2026-03-22T03:00:04.101Z"})
+        };
+        let json = serde_json::json!({"lastRunAt": null,
+            "processedTranscripts": [record("work", &a), record("home", &b)]});
+        std::fs::write(&file, json.to_string()).unwrap();
+        let l = ledger();
+        assert_eq!(l.import_legacy(&file).unwrap().imported, 2);
+        for (vault, sha) in [("work", &a), ("home", &b)] {
+            let row = l.transcript_by_checksum(sha).unwrap().expect("imported");
+            assert_eq!(
+                row.path,
+                format!("{vault}/00_Inbox/chats/2026-03-21-2140-abcde.md")
+            );
+            assert_eq!(row.vault, vault);
+        }
     }
 
     #[test]

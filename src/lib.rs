@@ -30,6 +30,7 @@ pub mod merge;
 pub mod paths;
 pub mod pipeline;
 pub mod prompt;
+pub mod rebuild;
 pub mod redact;
 pub mod render;
 pub mod report;

@@ -68,12 +68,24 @@ pub struct Paths {
     /// Whether the config file was named by `--config` or `$MEMLOOP_CONFIG` (then it must exist).
     pub config_explicit: bool,
     pub prompt_file: PathBuf,
+    /// Memory Loop's own prompt override (what its settings save), beside `prompt_file`:
+    /// used when `prompt_file` does not exist.
+    pub app_prompt_file: PathBuf,
     pub state_dir: PathBuf,
     /// Memory Loop's own state, whose checksums are imported once into an empty ledger.
     pub legacy_state: PathBuf,
 }
 
 impl Paths {
+    /// The prompt in use (see [`crate::prompt::Prompt::resolve`]).
+    ///
+    /// # Errors
+    ///
+    /// The user's override cannot be used.
+    pub fn prompt(&self) -> Result<crate::prompt::Prompt> {
+        crate::prompt::Prompt::resolve(&self.prompt_file, &self.app_prompt_file)
+    }
+
     /// Resolves the paths; `config_flag` is `--config` (it wins over `$MEMLOOP_CONFIG`).
     pub fn resolve(env: &Env, config_flag: Option<&Path>) -> Result<Self> {
         let home = env.home()?;
@@ -99,6 +111,7 @@ impl Paths {
         };
         Ok(Self {
             prompt_file: config_dir.join("extraction-prompt.md"),
+            app_prompt_file: config_dir.join(crate::prompt::MEMORY_LOOP_FILE),
             config_file,
             config_explicit,
             state_dir,
@@ -139,6 +152,10 @@ mod tests {
         assert_eq!(
             p.prompt_file,
             Path::new("/h/.config/memory-loop/extraction-prompt.md")
+        );
+        assert_eq!(
+            p.app_prompt_file,
+            Path::new("/h/.config/memory-loop/durable-facts.md")
         );
         if !cfg!(target_os = "macos") {
             assert_eq!(p.state_dir, Path::new("/h/.local/state/memory-loop"));

@@ -27,7 +27,6 @@ use crate::fsutil;
 use crate::ground::Grounds;
 use crate::ledger::{AnswerKey, FailedInput, Source, TranscriptRow};
 use crate::llm::{self, ExtractRequest, Extraction, LlmError, Provider};
-use crate::prompt::Prompt;
 use crate::redact;
 use crate::report::{Failure, Report};
 use crate::scan;
@@ -100,7 +99,7 @@ pub async fn run(
     let started = Instant::now();
     // Everything a configuration error can come from is checked before the lock and the
     // ledger, so such a run writes nothing at all.
-    let prompt = Prompt::load(&cfg.paths.prompt_file)?;
+    let prompt = cfg.paths.prompt()?;
     let provider = Arc::new(Provider::new(&cfg.llm)?);
     let mut report = Report::default();
     let vaults = select_vaults(cfg, opts, &mut report, progress)?;
@@ -109,6 +108,7 @@ pub async fn run(
         make_reserve(cfg);
     }
     let mut run = Run::new(engine, opts, report, progress, now);
+    run.settle_vault_failures()?;
     run.import_legacy()?;
     let jobs = run.scan(now.into())?;
     // Hand edits are read back before any new fact arrives, so a bullet the user deleted
@@ -165,12 +165,18 @@ fn select_vaults(
                     ),
                 });
             }
-            Ok(v) => vaults.push(v),
+            Ok(v) => {
+                for warning in &v.warnings {
+                    progress.warn(warning);
+                    report.notices.push(warning.clone());
+                }
+                vaults.push(v);
+            }
             Err(
                 e
                 @ (vault::VaultError::VaultsDirMissing { .. } | vault::VaultError::Missing { .. }),
             ) => return Err(error::usage(e.to_string())),
-            Err(e) => report.failures.push(Failure {
+            Err(e) => report.still_failing.push(Failure {
                 path: e.path().display().to_string(),
                 error: e.to_string(),
             }),
@@ -221,6 +227,9 @@ impl<'a> Run<'a> {
             dry_run: opts.dry_run,
             vaults: early.vaults,
             failures: early.failures,
+            // Vaults that could not be used, settled by `settle_vault_failures`.
+            still_failing: early.still_failing,
+            notices: early.notices,
             provider: provider_name(cfg.llm.kind).to_owned(),
             model: cfg.llm.model.clone(),
             ..Report::default()
@@ -229,6 +238,7 @@ impl<'a> Run<'a> {
         report.memory.max_bytes = cfg.config.memory.max_bytes;
         report.prompt.custom = engine.prompt.path.is_some();
         report.prompt.path = engine.prompt.path.as_ref().map(|p| p.display().to_string());
+        report.prompt.source = engine.prompt.source.as_str().to_owned();
         let now = now.to_rfc3339();
         Self {
             engine,
@@ -243,14 +253,52 @@ impl<'a> Run<'a> {
         }
     }
 
+    /// The vaults that could not be used (`select_vaults` left them in `still_failing`): one
+    /// that failed the same way before and is unchanged since stays there, any other
+    /// becomes a failure of this run and is kept for the next.
+    fn settle_vault_failures(&mut self) -> Result<()> {
+        for failure in std::mem::take(&mut self.report.still_failing) {
+            let path = PathBuf::from(&failure.path);
+            let root = if path.is_dir() {
+                path.as_path()
+            } else {
+                path.parent().unwrap_or(&path)
+            };
+            let fingerprint = scan::vault_fingerprint(root);
+            let known = self.engine.store.ledger.failed_input(&failure.path)?;
+            match known {
+                Some(k) if Some(&k.fingerprint) == fingerprint.as_ref() => {
+                    self.report.still_failing.push(Failure {
+                        path: failure.path,
+                        error: format!("{} (since {})", k.error, k.failed_at),
+                    });
+                }
+                _ => {
+                    self.remember_failure(&path, &failure.error, fingerprint);
+                    self.report.failures.push(failure);
+                }
+            }
+        }
+        Ok(())
+    }
+
     /// Memory Loop's own record of processed transcripts, once, into an empty ledger.
     fn import_legacy(&mut self) -> Result<()> {
         let cfg = self.engine.cfg;
-        let imported = self
+        let legacy = self
             .engine
             .store
             .ledger
             .import_legacy(&cfg.paths.legacy_state)?;
+        if let Some(notice) = self.engine.prompt.notice.clone() {
+            self.progress.warn(&notice);
+            self.report.notices.push(notice);
+        }
+        if let Some(warning) = legacy.warning {
+            self.progress.warn(&warning);
+            self.report.notices.push(warning);
+        }
+        let imported = legacy.imported;
         if imported > 0 {
             self.progress.warn(&format!(
                 "imported {imported} transcript checksums from Memory Loop's {}",
@@ -291,6 +339,7 @@ impl<'a> Run<'a> {
         t.waiting += total.settling;
         t.unchanged += total.unchanged;
         t.still_failing += total.still_failing;
+        t.empty += total.empty;
         for p in found.problems {
             self.remember_failure(&p.path, &p.error, p.fingerprint);
             if p.transcript {
@@ -389,10 +438,15 @@ impl<'a> Run<'a> {
         if !job.file.is_still(&meta) {
             return Ok(Prepared::Changed);
         }
-        let text = transcript::decode(&bytes).map_err(|e| e.to_string())?;
-        let mut t = transcript::parse(text);
+        let decoded = transcript::decode(&bytes).map_err(|e| e.to_string())?;
+        let path = job.file.path.display();
+        if decoded.nuls > 0 {
+            tracing::info!(transcript = %path, "removed {} NUL characters", decoded.nuls);
+        }
+        let mut t = transcript::parse(&decoded.text);
         // The turns own their text: the file's bytes go before the cap, redaction and
         // chunking make their copies.
+        drop(decoded);
         drop(bytes);
         let cap = self.engine.cfg.config.llm.max_transcript_tokens;
         let skipped = transcript::limit(&mut t.turns, cap).map(|l| {
@@ -410,12 +464,25 @@ impl<'a> Run<'a> {
                 turn.text = clean;
             }
         }
-        let date = t
-            .meta
-            .date
-            .as_deref()
-            .and_then(iso_date)
-            .unwrap_or_else(|| local_date(job.file.mtime_ns));
+        let date = match t.meta.date.as_deref().and_then(iso_date) {
+            Some(date) => date,
+            None => {
+                let date = local_date(job.file.mtime_ns);
+                let from_mtime = format!("dated {date}, from the file's modification time");
+                match (&t.meta.date, &t.meta_error) {
+                    (Some(d), _) => tracing::warn!(
+                        transcript = %path,
+                        "its date {d:?} is not a YYYY-MM-DD date: {from_mtime}"
+                    ),
+                    (None, Some(e)) => tracing::warn!(transcript = %path, "{e}: {from_mtime}"),
+                    (None, None) => tracing::info!(transcript = %path, "no date: {from_mtime}"),
+                }
+                date
+            }
+        };
+        if let (Some(e), Some(_)) = (&t.meta_error, &t.meta.date) {
+            tracing::info!(transcript = %path, "{e}");
+        }
         let system = llm::system_prompt(&self.engine.prompt.text, &self.engine.prompt.categories);
         let vault = self.engine.vaults[job.file.vault].name.clone();
         let whole = transcript::render(&t.turns);
@@ -644,8 +711,7 @@ impl Work for Run<'_> {
                 }))
             }
             Err(e) => {
-                let stamp = scan::fingerprint(job.file.size, job.file.mtime_ns);
-                self.remember_failure(&job.file.path, &e, Some(stamp));
+                self.remember_failure(&job.file.path, &e, Some(job.file.fingerprint.clone()));
                 self.fail(&job.file.path, e);
                 None
             }
@@ -700,8 +766,7 @@ impl Work for Run<'_> {
             // to change.
             Err(e @ LlmError::Parse(_)) => {
                 let error = e.to_string();
-                let stamp =
-                    scan::answer_fingerprint(job.file.size, job.file.mtime_ns, &self.answer_key());
+                let stamp = scan::answer_fingerprint(&job.file.fingerprint, &self.answer_key());
                 self.remember_failure(&job.file.path, &error, Some(stamp));
                 self.fail(&job.file.path, error);
             }

@@ -1,6 +1,7 @@
 //! The extraction prompt: the user's override at `<config dir>/extraction-prompt.md`, else
-//! the built-in default; its categories (the `###` headings under `## Categories`); and a
-//! hash that the ledger stores with each processed transcript.
+//! the one Memory Loop's settings save at `<config dir>/durable-facts.md`, else the
+//! built-in default; its categories (the `###` headings under `## Categories`); and a hash
+//! that the ledger stores with each processed transcript.
 //!
 //! It does not append the output contract: `llm::system_prompt` does that, so a custom
 //! prompt can never break parsing.
@@ -25,12 +26,43 @@ pub const DEFAULT_CATEGORIES: [&str; 5] = [
     "Patterns",
 ];
 
+/// The file Memory Loop's settings save the user's prompt to, in the config directory.
+pub const MEMORY_LOOP_FILE: &str = "durable-facts.md";
+
+/// Where the prompt in use comes from.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Source {
+    /// memloop's own prompt.
+    #[default]
+    Builtin,
+    /// The user's `extraction-prompt.md`.
+    Override,
+    /// Memory Loop's `durable-facts.md`, saved by its settings.
+    MemoryLoop,
+}
+
+impl Source {
+    /// The name the run report and `status --json` use.
+    #[must_use]
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Source::Builtin => "builtin",
+            Source::Override => "override",
+            Source::MemoryLoop => "memory-loop",
+        }
+    }
+}
+
 /// The prompt in use.
 #[derive(Debug, Clone)]
 pub struct Prompt {
     pub text: String,
-    /// The override file when the user has one.
+    /// The file it was read from (`None`: the built-in prompt).
     pub path: Option<PathBuf>,
+    /// Which of the three it is.
+    pub source: Source,
+    /// Why Memory Loop's prompt, which is there, is not the one in use, naming it.
+    pub notice: Option<String>,
     pub categories: Vec<String>,
     /// What the prompt says each category holds, parallel to `categories` (empty for the
     /// default names of a prompt that declares none).
@@ -61,6 +93,48 @@ impl Prompt {
         }
     }
 
+    /// The prompt in use: `override_file` when it exists (a usage error when it cannot be
+    /// used, as [`Prompt::load`]), else Memory Loop's `app_file` when it exists and can be
+    /// used, else the built-in prompt. Memory Loop's file is another program's: one that
+    /// cannot be used (empty, no categories, not UTF-8) is passed over with a
+    /// [`Prompt::notice`], never an error that would stop every run.
+    pub fn resolve(override_file: &Path, app_file: &Path) -> Result<Self> {
+        if override_file.exists() {
+            return Self::load(override_file);
+        }
+        let notice = |why: String| {
+            Some(format!(
+                "{}: {why}: Memory Loop's prompt is not used; the built-in prompt is",
+                app_file.display()
+            ))
+        };
+        let notice = match std::fs::read(app_file) {
+            Ok(bytes) => match String::from_utf8(bytes) {
+                Ok(text) => match check(&text) {
+                    Ok(()) => {
+                        let mut prompt = Self::from_text(text, Some(app_file.to_path_buf()));
+                        prompt.source = Source::MemoryLoop;
+                        return Ok(prompt);
+                    }
+                    Err(_) if text.trim().is_empty() => notice("it is empty".to_owned()),
+                    Err(_) => notice(
+                        "it has no categories (`### Name` headings under `## Categories`)"
+                            .to_owned(),
+                    ),
+                },
+                Err(e) => notice(format!(
+                    "it is not valid UTF-8 at byte {}",
+                    e.utf8_error().valid_up_to()
+                )),
+            },
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
+            Err(e) => notice(format!("it could not be read: {e}")),
+        };
+        let mut prompt = Self::from_text(DEFAULT.to_owned(), None);
+        prompt.notice = notice;
+        Ok(prompt)
+    }
+
     fn from_text(text: String, path: Option<PathBuf>) -> Self {
         let mut sections = category_sections(&text);
         if sections.is_empty() {
@@ -70,9 +144,16 @@ impl Prompt {
                 .collect();
         }
         let (categories, about) = sections.into_iter().unzip();
+        let source = if path.is_some() {
+            Source::Override
+        } else {
+            Source::Builtin
+        };
         Self {
             text,
             path,
+            source,
+            notice: None,
             categories,
             about,
         }
@@ -93,9 +174,10 @@ impl Prompt {
 
     /// How the run report names the prompt.
     pub fn describe(&self) -> String {
-        match &self.path {
-            Some(p) => format!("custom prompt {}", p.display()),
-            None => "built-in prompt".to_owned(),
+        match (&self.path, self.source) {
+            (Some(p), Source::MemoryLoop) => format!("Memory Loop's prompt {}", p.display()),
+            (Some(p), _) => format!("custom prompt {}", p.display()),
+            (None, _) => "built-in prompt".to_owned(),
         }
     }
 }
@@ -227,5 +309,81 @@ mod tests {
                 .to_string()
                 .contains("not valid UTF-8")
         );
+    }
+}
+
+#[cfg(test)]
+mod resolve_tests {
+    use super::*;
+
+    const APP: &str =
+        "# Durable Facts\n\n## Categories\n\n### Identity\nWho.\n\n### Health\nSleep.\n";
+
+    #[test]
+    fn the_override_wins_over_memory_loops_prompt_which_wins_over_the_built_in_one() {
+        let dir = tempfile::tempdir().unwrap();
+        let over = dir.path().join("extraction-prompt.md");
+        let app = dir.path().join(MEMORY_LOOP_FILE);
+
+        let p = Prompt::resolve(&over, &app).unwrap();
+        assert_eq!((p.source, p.path, p.notice), (Source::Builtin, None, None));
+
+        std::fs::write(&app, APP).unwrap();
+        let p = Prompt::resolve(&over, &app).unwrap();
+        assert_eq!(p.source, Source::MemoryLoop);
+        assert_eq!(p.path.as_deref(), Some(app.as_path()));
+        assert_eq!(p.categories, ["Identity", "Health"]);
+        assert_eq!(p.text, APP);
+        assert!(
+            p.describe().starts_with("Memory Loop's prompt "),
+            "{}",
+            p.describe()
+        );
+
+        std::fs::write(&over, "## Categories\n\n### Work\n").unwrap();
+        let p = Prompt::resolve(&over, &app).unwrap();
+        assert_eq!(p.source, Source::Override);
+        assert_eq!(p.path.as_deref(), Some(over.as_path()));
+        assert_eq!(p.categories, ["Work"]);
+
+        // A broken override is still the user's error to fix, whatever Memory Loop has.
+        std::fs::write(&over, "").unwrap();
+        assert_eq!(
+            error::kind_of(&Prompt::resolve(&over, &app).unwrap_err()),
+            error::Kind::Usage
+        );
+    }
+
+    #[test]
+    fn memory_loops_prompt_that_cannot_be_used_is_passed_over_with_a_notice() {
+        let dir = tempfile::tempdir().unwrap();
+        let over = dir.path().join("extraction-prompt.md");
+        let app = dir.path().join(MEMORY_LOOP_FILE);
+        for (bytes, why) in [
+            (&b" \n"[..], "it is empty"),
+            (
+                b"Extract facts.\n",
+                "it has no categories (`### Name` headings under `## Categories`)",
+            ),
+            (
+                b"## Categories\n### \xff\n",
+                "it is not valid UTF-8 at byte 18",
+            ),
+        ] {
+            std::fs::write(&app, bytes).unwrap();
+            let p = Prompt::resolve(&over, &app).unwrap();
+            assert_eq!(p.source, Source::Builtin);
+            assert_eq!(p.text, DEFAULT);
+            assert_eq!(
+                p.notice.as_deref(),
+                Some(
+                    format!(
+                        "{}: {why}: Memory Loop's prompt is not used; the built-in prompt is",
+                        app.display()
+                    )
+                    .as_str()
+                )
+            );
+        }
     }
 }

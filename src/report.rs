@@ -47,6 +47,21 @@ pub struct Report {
     pub notices: Vec<String>,
 }
 
+/// What a ledger rebuild made of one file's bullets (`rebuild::plan`).
+#[derive(Debug, Clone, Copy, Default, Serialize, Deserialize, PartialEq, Eq)]
+pub struct RebuildCounts {
+    /// Bullets of facts the salvaged ledger knew.
+    pub known: usize,
+    /// Of those, facts that were not shown (forgotten, archived) and are again.
+    pub restored: usize,
+    /// Of those, facts the file words differently: the user's words now.
+    pub reworded: usize,
+    /// Bullets no fact knew any more: facts again, kept as the user's own.
+    pub adopted: usize,
+    /// Facts memloop showed that the file no longer has: forgotten, as a deleted bullet is.
+    pub forgotten: usize,
+}
+
 /// Hand edits read back from the files, as facts they touched.
 #[derive(Debug, Clone, Copy, Default, Serialize, Deserialize, PartialEq, Eq)]
 pub struct EditCounts {
@@ -88,6 +103,15 @@ pub struct TranscriptCounts {
     /// Failed in an earlier run for a reason only a change to them can fix, unchanged
     /// since: skipped, not failed again (`still_failing` says why).
     pub still_failing: usize,
+    /// Blank transcripts (Memory Loop leaves them): recorded as done without an LLM. Absent
+    /// from the JSON when there were none.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub empty: usize,
+}
+
+#[allow(clippy::trivially_copy_pass_by_ref)] // serde's skip_serializing_if passes a reference
+fn is_zero(n: &usize) -> bool {
+    *n == 0
 }
 
 /// What happened to the facts extractors returned. The fates add up:
@@ -161,6 +185,9 @@ pub struct MemoryInfo {
 pub struct PromptInfo {
     pub path: Option<String>,
     pub custom: bool,
+    /// Which prompt: `builtin`, `override` (extraction-prompt.md) or `memory-loop`
+    /// (Memory Loop's durable-facts.md). Empty in reports recorded before it was kept.
+    pub source: String,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
@@ -209,6 +236,13 @@ impl Report {
                 String::new()
             }
         );
+        if t.empty > 0 {
+            let _ = writeln!(
+                s,
+                "               {} empty (recorded as done, nothing to send)",
+                t.empty
+            );
+        }
         let pending = if f.pending > 0 {
             format!(" ({} waiting for `memloop memory review`)", f.pending)
         } else {
@@ -272,10 +306,11 @@ impl Report {
             "  llm          {} {} ({} tokens in, {} out{cost})",
             self.provider, self.model, self.tokens.input, self.tokens.output
         );
-        let prompt = self.prompt.path.as_deref().map_or_else(
-            || "built-in prompt".to_owned(),
-            |p| format!("custom prompt {p}"),
-        );
+        let prompt = match (self.prompt.path.as_deref(), self.prompt.source.as_str()) {
+            (None, _) => "built-in prompt".to_owned(),
+            (Some(p), "memory-loop") => format!("Memory Loop's prompt {p}"),
+            (Some(p), _) => format!("custom prompt {p}"),
+        };
         let _ = writeln!(s, "  prompt       {prompt}");
         for c in &self.changes {
             let _ = writeln!(
@@ -394,6 +429,7 @@ mod tests {
                 processed: 3,
                 failed: 1,
                 still_failing: 0,
+                empty: 0,
             },
             facts: FactCounts {
                 extracted: 14,

@@ -38,27 +38,46 @@ pub struct Rules<'a> {
     pub answer: Option<&'a str>,
 }
 
-/// What a failed input was when it failed: its size and mtime. A file changed since
-/// (written, replaced, touched) is tried again.
+/// What a failed input was when it failed: its size, mtime and permissions. A file
+/// changed since (written, replaced, touched, made readable) is tried again.
 #[must_use]
-pub fn fingerprint(size: i64, mtime_ns: i64) -> String {
-    format!("{size}:{mtime_ns}")
+pub fn fingerprint(meta: &std::fs::Metadata) -> String {
+    stamp_fingerprint(Stamp::of(meta))
+}
+
+/// [`fingerprint`] of a file as it was listed.
+fn stamp_fingerprint(stamp: Stamp) -> String {
+    let (size, mtime_ns) = stamp_numbers(stamp);
+    format!("{size}:{mtime_ns}:{:o}", stamp.mode)
 }
 
 /// The fingerprint of a path as it is now (not followed if a link), or `None` when even
 /// that cannot be read.
 #[must_use]
 pub fn fingerprint_of(path: &std::path::Path) -> Option<String> {
-    let meta = std::fs::symlink_metadata(path).ok()?;
-    let (size, mtime_ns) = stat_fields(&meta);
-    Some(fingerprint(size, mtime_ns))
+    std::fs::symlink_metadata(path)
+        .ok()
+        .map(|m| fingerprint(&m))
+}
+
+/// The fingerprint of a vault that could not be used: its directory, its
+/// `.memory-loop.json` and its `CLAUDE.md`, so mending any of them tries it again.
+#[must_use]
+pub fn vault_fingerprint(root: &std::path::Path) -> Option<String> {
+    let dir = fingerprint_of(root)?;
+    let part = |name: &str| fingerprint_of(&root.join(name)).unwrap_or_else(|| "-".into());
+    Some(format!(
+        "{dir};{};{}",
+        part(vault::SETTINGS_FILE),
+        part(vault::MARKER_FILE)
+    ))
 }
 
 /// The fingerprint of an answer that could not be read: the transcript's, with the prompt
 /// and model that were asked.
 #[must_use]
-pub fn answer_fingerprint(size: i64, mtime_ns: i64, answer: &str) -> String {
-    format!("{}|{answer}", fingerprint(size, mtime_ns))
+pub fn answer_fingerprint(transcript: &str, answer: &str) -> String {
+    format!("{transcript}|{answer}")
 }
 
 /// The prompt and model an answer was asked with, as [`Rules::answer`] takes them.
@@ -69,10 +88,7 @@ pub fn answer_key(prompt_hash: &str, model: &str) -> String {
 
 /// A transcript's size and mtime as the ledger keeps them.
 fn stat_fields(meta: &std::fs::Metadata) -> (i64, i64) {
-    stamp_numbers(Stamp {
-        len: meta.len(),
-        modified: meta.modified().unwrap_or(UNIX_EPOCH),
-    })
+    stamp_numbers(Stamp::of(meta))
 }
 
 /// A transcript new or changed since the ledger, ready to extract.
@@ -88,6 +104,8 @@ pub struct Changed {
     pub size: i64,
     pub mtime_ns: i64,
     pub sha256: String,
+    /// What it was when it was listed (`fingerprint`), for keeping a failure under.
+    pub fingerprint: String,
     /// The ledger has a row for this path (its bytes changed since); `false`: new.
     pub known: bool,
 }
@@ -111,6 +129,14 @@ pub struct VaultCounts {
     pub failed: usize,
     /// Failed in an earlier run and unchanged since: skipped, not failed again.
     pub still_failing: usize,
+    /// Blank (Memory Loop leaves such files): recorded as done, nothing to send.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub empty: usize,
+}
+
+#[allow(clippy::trivially_copy_pass_by_ref)] // serde's skip_serializing_if passes a reference
+fn is_zero(n: &usize) -> bool {
+    *n == 0
 }
 
 /// A change the ledger should record, found while scanning.
@@ -124,6 +150,8 @@ pub enum Update {
     },
     /// Already processed bytes under a new path (a renamed file, a moved vault).
     Moved(TranscriptRow),
+    /// A blank transcript, done without an LLM: looked at again only once it changes.
+    Blank(TranscriptRow),
 }
 
 /// Something that went wrong for one path; the scan goes on.
@@ -167,6 +195,7 @@ impl Scan {
             t.changed += v.changed;
             t.failed += v.failed;
             t.still_failing += v.still_failing;
+            t.empty += v.empty;
         }
         t
     }
@@ -252,6 +281,10 @@ pub fn scan(vaults: &[Vault], ledger: &Ledger, rules: &Rules<'_>) -> Result<Scan
                     }
                     out.changed.push(c);
                 }
+                Seen::Blank(row) => {
+                    counts.empty += 1;
+                    out.updates.push(Update::Blank(row));
+                }
                 Seen::Failed { error, fingerprint } => {
                     counts.failed += 1;
                     out.problems.push(Problem {
@@ -294,9 +327,9 @@ impl Failed {
         Ok(Self(known))
     }
 
-    /// [`Failed::is_known`] for a file of this size and mtime; free when nothing failed.
-    fn is_known_stamp(&self, path: &std::path::Path, size: i64, mtime_ns: i64) -> bool {
-        !self.0.is_empty() && self.is_known(path, Some(&fingerprint(size, mtime_ns)))
+    /// [`Failed::is_known`] for a file as it was listed; free when nothing failed.
+    fn is_known_stamp(&self, path: &std::path::Path, stamp: Stamp) -> bool {
+        !self.0.is_empty() && self.is_known(path, Some(&stamp_fingerprint(stamp)))
     }
 
     /// Whether `path` failed before and is as it was then.
@@ -316,6 +349,8 @@ enum Seen {
         update: Option<Update>,
     },
     Changed(Changed),
+    /// Blank: to be recorded as done, with this row.
+    Blank(TranscriptRow),
     Failed {
         error: String,
         fingerprint: Option<String>,
@@ -327,12 +362,29 @@ enum Seen {
 fn look(
     vi: usize,
     v: &Vault,
-    (path, stamp): (&std::path::Path, Stamp),
+    (path, stamp): (&std::path::Path, Option<Stamp>),
     known: &HashMap<String, KnownStamp>,
     ledger: &Ledger,
     rules: &Rules<'_>,
     known_failures: &Failed,
 ) -> Result<Seen> {
+    // Not stat'ed when listed (a link loop, no permission): once more, to say why.
+    let stamp = match stamp {
+        Some(stamp) => stamp,
+        None => match fsutil::stat_within(&v.root, path) {
+            Ok(meta) => Stamp::of(&meta),
+            Err(e) => {
+                let fingerprint = fingerprint_of(path);
+                if known_failures.is_known(path, fingerprint.as_deref()) {
+                    return Ok(Seen::StillFailing);
+                }
+                return Ok(Seen::Failed {
+                    error: read_error(e),
+                    fingerprint,
+                });
+            }
+        },
+    };
     let mtime = stamp.modified;
     if !rules.force
         && rules
@@ -343,7 +395,7 @@ fn look(
         return Ok(Seen::Settling);
     }
     let (size, mtime_ns) = stamp_numbers(stamp);
-    if known_failures.is_known_stamp(path, size, mtime_ns) {
+    if known_failures.is_known_stamp(path, stamp) {
         return Ok(Seen::StillFailing);
     }
     // A name that is not UTF-8 has its row under its lossy spelling: not in `known`.
@@ -364,7 +416,7 @@ fn look(
     let key = path.display().to_string();
     let failed = |error: String| Seen::Failed {
         error,
-        fingerprint: Some(fingerprint(size, mtime_ns)),
+        fingerprint: Some(stamp_fingerprint(stamp)),
     };
     let unchanged = |row: &TranscriptRow, update: Option<Update>| Seen::Unchanged {
         older: processed_with_another_prompt(row, rules),
@@ -388,9 +440,10 @@ fn look(
     };
     // A file that cannot be a transcript fails here, before it takes a place in the
     // per-run budget; it is looked at again next run.
-    if let Err(e) = transcript::decode(&bytes) {
-        return Ok(failed(e.to_string()));
-    }
+    let blank = match transcript::decode(&bytes) {
+        Ok(decoded) => decoded.is_blank(),
+        Err(e) => return Ok(failed(e.to_string())),
+    };
     let sha256 = hex::encode(Sha256::digest(&bytes));
     // Checked and hashed: let go, to be read again when its turn to be extracted comes.
     drop(bytes);
@@ -403,6 +456,21 @@ fn look(
             mtime_ns,
         };
         return Ok(unchanged(row, Some(touch)));
+    }
+    // Nothing to extract, so nothing to pay for: done, until the chat is written to.
+    if blank {
+        let at: chrono::DateTime<chrono::Local> = rules.now.into();
+        return Ok(Seen::Blank(TranscriptRow {
+            path: key,
+            vault: v.name.clone(),
+            size,
+            mtime_ns,
+            sha256,
+            prompt_hash: String::new(),
+            model: String::new(),
+            processed_at: at.to_rfc3339(),
+            fact_count: 0,
+        }));
     }
     // The same bytes under another name (a renamed file, a moved vault): already paid for.
     if !rules.force
@@ -427,6 +495,7 @@ fn look(
         size,
         mtime_ns,
         sha256,
+        fingerprint: stamp_fingerprint(stamp),
         known: row.is_some(),
     }))
 }
@@ -482,7 +551,7 @@ pub fn apply(ledger: &Ledger, updates: &[Update]) -> Result<()> {
                 size,
                 mtime_ns,
             } => ledger.touch_transcript(path, *size, *mtime_ns)?,
-            Update::Moved(row) => ledger.mark_transcript(row)?,
+            Update::Moved(row) | Update::Blank(row) => ledger.mark_transcript(row)?,
         }
     }
     Ok(())
@@ -679,7 +748,7 @@ mod tests {
     #[test]
     fn a_file_that_is_not_text_is_a_problem_and_the_scan_goes_on() {
         let w = World::new();
-        let bad = w.write("bad.md", b"\0\x01binary", HOUR);
+        let bad = w.write("bad.md", b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR", HOUR);
         w.write("good.md", b"fine", HOUR);
 
         let s = w.scan(&empty_ledger(), false, None);
@@ -687,17 +756,38 @@ mod tests {
         assert_eq!(s.changed.len(), 1);
         assert_eq!(s.vaults[0].failed, 1);
         let meta = fs::metadata(&bad).unwrap();
-        let (size, mtime_ns) = stat_fields(&meta);
         assert_eq!(
             s.problems,
             [Problem {
                 path: bad,
                 error: "binary file (contains NUL bytes)".into(),
                 transcript: true,
-                fingerprint: Some(fingerprint(size, mtime_ns)),
+                fingerprint: Some(fingerprint(&meta)),
             }]
         );
         assert_eq!(s.total().found, 2);
+    }
+
+    #[test]
+    fn a_blank_file_is_no_problem_and_is_recorded_as_done() {
+        let w = World::new();
+        let blank = w.write("blank.md", b" \n\n", HOUR);
+        w.write("good.md", b"fine", HOUR);
+        let ledger = empty_ledger();
+
+        let s = w.scan(&ledger, false, None);
+
+        assert_eq!(s.changed.len(), 1);
+        assert!(s.problems.is_empty(), "{:?}", s.problems);
+        assert_eq!((s.vaults[0].empty, s.vaults[0].failed), (1, 0));
+        let [Update::Blank(row)] = s.updates.as_slice() else {
+            panic!("{:?}", s.updates)
+        };
+        assert_eq!(row.path, blank.display().to_string());
+        assert_eq!(row.fact_count, 0);
+        apply(&ledger, &s.updates).unwrap();
+        let again = w.scan(&ledger, false, None);
+        assert_eq!((again.vaults[0].unchanged, again.vaults[0].empty), (1, 0));
     }
 
     #[test]

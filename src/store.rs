@@ -12,9 +12,10 @@ use crate::fact::{self, Candidate, Fact, Origin, Scope, Status};
 use crate::ground::{self, Grounds};
 use crate::ledger::{Ledger, NewFact, Source};
 use crate::merge::{self, Decision, FactIndex, Grounding, Known};
+use crate::rebuild::Step;
 use crate::redact;
 use crate::render;
-use crate::report::{EditCounts, FactCounts};
+use crate::report::{EditCounts, FactCounts, RebuildCounts};
 
 /// The ledger and an index of every fact it knows, whatever its status.
 pub struct Store {
@@ -216,6 +217,102 @@ impl Store {
         })
     }
 
+    /// Applies what `rebuild::plan` made of one file's bullets, in one transaction: known
+    /// facts shown again in the file's words, bullets no fact knew adopted, deleted ones
+    /// forgotten. Words from the file are redacted like any hand edit.
+    pub fn apply_rebuild(
+        &mut self,
+        steps: &[Step],
+        (scope, vault): (Scope, Option<&str>),
+        default_category: &str,
+        now: &str,
+    ) -> Result<RebuildCounts> {
+        let source = Source {
+            transcript: REBUILT.into(),
+            date: now.get(..10).unwrap_or(now).to_owned(),
+            evidence: None,
+        };
+        let category = |c: &Option<String>| match (scope, c) {
+            (Scope::Global, Some(c)) => c.clone(),
+            _ => default_category.to_owned(),
+        };
+        self.transaction(|l, index| {
+            let mut counts = RebuildCounts::default();
+            let insert = |l: &Ledger,
+                          index: &mut FactIndex,
+                          text: &str,
+                          category: &str,
+                          status: Status,
+                          origin: Origin| {
+                let text = users_words(text);
+                let id = l.insert_fact(&NewFact {
+                    text: &text,
+                    key: &fact::normalize(&text),
+                    category,
+                    scope,
+                    vault,
+                    status,
+                    origin,
+                    source: &source,
+                })?;
+                index.insert(id, &text, scope, vault);
+                anyhow::Ok(id)
+            };
+            for step in steps {
+                match step {
+                    Step::Keep {
+                        id,
+                        text,
+                        category,
+                        activate,
+                    } => {
+                        counts.known += 1;
+                        if let Some(text) = text {
+                            let text = users_words(text);
+                            l.set_text(*id, &text, &fact::normalize(&text))?;
+                            l.set_origin(*id, Origin::User)?;
+                            l.add_event(*id, now, "edited", Some(REBUILT_WORDED))?;
+                            index.insert(*id, &text, scope, vault);
+                            counts.reworded += 1;
+                        }
+                        if let Some(category) = category {
+                            l.set_category(*id, category)?;
+                        }
+                        if *activate {
+                            l.set_status(*id, Status::Active, None)?;
+                            l.add_event(*id, now, "restored", Some(REBUILT_SHOWN))?;
+                            counts.restored += 1;
+                        }
+                    }
+                    Step::Adopt { text, category: c } => {
+                        let id =
+                            insert(l, index, text, &category(c), Status::Active, Origin::User)?;
+                        l.add_event(id, now, "written", Some(REBUILT_SHOWN))?;
+                        counts.adopted += 1;
+                    }
+                    Step::Forget(id) => {
+                        l.set_status(*id, Status::Forgotten, None)?;
+                        l.add_event(*id, now, "forgotten", Some(REBUILT_GONE))?;
+                        counts.forgotten += 1;
+                    }
+                    Step::Tombstone { text, category: c } => {
+                        let id = insert(
+                            l,
+                            index,
+                            text,
+                            &category(c),
+                            Status::Forgotten,
+                            Origin::Extracted,
+                        )?;
+                        l.add_event(id, now, "forgotten", Some(REBUILT_GONE))?;
+                        counts.forgotten += 1;
+                    }
+                }
+            }
+            Ok(counts)
+        })
+    }
+
     /// Every fact with one of `statuses`.
     pub fn facts(&self, statuses: &[Status]) -> Result<Vec<Fact>> {
         self.ledger.facts(statuses)
@@ -331,6 +428,12 @@ impl Store {
 
 /// The transcript name hand-edited facts are sourced to.
 pub const HAND_EDIT: &str = "(edited by hand)";
+/// The transcript name facts read back by `memloop ledger rebuild` are sourced to.
+pub const REBUILT: &str = "(ledger rebuild)";
+/// History details of a rebuild's changes.
+const REBUILT_SHOWN: &str = "in the file when the ledger was rebuilt";
+const REBUILT_WORDED: &str = "worded so in the file when the ledger was rebuilt";
+const REBUILT_GONE: &str = "deleted from the file, found when the ledger was rebuilt";
 /// The transcript name `memory remember` facts are sourced to.
 pub const REMEMBERED: &str = "(memloop memory remember)";
 

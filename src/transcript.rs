@@ -24,10 +24,8 @@ const NOISE_TAIL: usize = 5;
 /// Why a file's bytes are not a transcript's text.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum DecodeError {
-    /// Nothing but whitespace (or nothing at all).
-    #[error("empty file")]
-    Empty,
-    /// A NUL byte: an image, a database, or UTF-16, none of which Memory Loop writes.
+    /// NUL bytes in a file that is not UTF-8, or so many of them that the file is not text
+    /// (an image, a database, UTF-16): none of which Memory Loop writes.
     #[error("binary file (contains NUL bytes)")]
     Binary,
     /// Invalid UTF-8; `offset` counts bytes from the start of the file, BOM included.
@@ -38,28 +36,66 @@ pub enum DecodeError {
     },
 }
 
-/// Checks that `bytes` are a text file and returns its text without a UTF-8 BOM.
+/// A transcript's text as decoded by [`decode`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Decoded<'a> {
+    /// The text, without a UTF-8 BOM and without NUL characters.
+    pub text: Cow<'a, str>,
+    /// How many NUL characters were removed: Memory Loop writes a message's `\u0000` as is.
+    pub nuls: usize,
+}
+
+impl Decoded<'_> {
+    /// Nothing but whitespace (or nothing at all): Memory Loop leaves such files behind,
+    /// and there is nothing in them to extract.
+    #[must_use]
+    pub fn is_blank(&self) -> bool {
+        self.text.trim().is_empty()
+    }
+}
+
+/// Checks that `bytes` are a text file and returns its text without a UTF-8 BOM and
+/// without NUL characters (see [`Decoded`]); a blank file is text too.
+///
+/// A NUL is valid UTF-8, and Memory Loop writes one when a message (or the title taken
+/// from it) holds `\u0000`, so NULs in UTF-8 text are removed. They make a file binary
+/// when it is not UTF-8, when one sits on its first line (Memory Loop's first line is
+/// always `---`; UTF-16 without a BOM and data files have theirs there), or when they make
+/// up more than a quarter of it.
 ///
 /// # Errors
 ///
-/// [`DecodeError::Binary`] when a NUL byte is present, [`DecodeError::NotUtf8`] at the first
-/// invalid byte, [`DecodeError::Empty`] when the text is empty or only whitespace.
-pub fn decode(bytes: &[u8]) -> Result<&str, DecodeError> {
+/// [`DecodeError::Binary`] or [`DecodeError::NotUtf8`] (at the first invalid byte).
+pub fn decode(bytes: &[u8]) -> Result<Decoded<'_>, DecodeError> {
     let (bom_len, body) = match bytes.strip_prefix(b"\xEF\xBB\xBF") {
         Some(rest) => (3, rest),
         None => (0, bytes),
     };
-    // NUL is valid UTF-8, so it has to be looked for first to call a binary file binary.
-    if body.contains(&0) {
+    let nuls = body.iter().filter(|b| **b == 0).count();
+    let text = match std::str::from_utf8(body) {
+        Ok(text) => text,
+        Err(_) if nuls > 0 => return Err(DecodeError::Binary),
+        Err(e) => {
+            return Err(DecodeError::NotUtf8 {
+                offset: bom_len + e.valid_up_to(),
+            });
+        }
+    };
+    if nuls == 0 {
+        return Ok(Decoded {
+            text: Cow::Borrowed(text),
+            nuls,
+        });
+    }
+    let clean: String = text.chars().filter(|c| *c != '\0').collect();
+    let first_line = text.split('\n').next().unwrap_or_default();
+    if !clean.trim().is_empty() && (first_line.contains('\0') || nuls * 4 > body.len()) {
         return Err(DecodeError::Binary);
     }
-    let text = std::str::from_utf8(body).map_err(|e| DecodeError::NotUtf8 {
-        offset: bom_len + e.valid_up_to(),
-    })?;
-    if text.trim().is_empty() {
-        return Err(DecodeError::Empty);
-    }
-    Ok(text)
+    Ok(Decoded {
+        text: Cow::Owned(clean),
+        nuls,
+    })
 }
 
 /// The frontmatter fields memloop uses; every one is optional and other keys are ignored.
@@ -133,6 +169,11 @@ static DISCUSSION_HEADING: LazyLock<Regex> =
 
 static TOOL_CALL: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"^ {0,3}> ?\*\*Tool:\*\*").expect("tool regex is valid"));
+
+/// The last line of a tool call as Memory Loop writes it: complete (`✓`) or not (`…`).
+static TOOL_STATUS: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"^ {0,3}> ?(?:✓|…)(?: Found \d+ files)?\s*$").expect("tool status regex is valid")
+});
 
 static LOG_LINE: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(
@@ -216,7 +257,34 @@ pub fn parse(text: &str) -> Transcript {
     let mut fence = Fence::default();
     let mut preamble: Vec<&str> = Vec::new();
     let mut headed: Vec<(Role, Option<String>, Vec<&str>)> = Vec::new();
-    for line in body {
+    let mut i = 0;
+    while i < body.len() {
+        let line = body[i];
+        let kept = headed.last().map_or(&preamble, |(_, _, lines)| lines);
+        let role = headed.last().map(|(role, _, _)| *role);
+        if !fence.is_open() && TOOL_CALL.is_match(line) {
+            let end = match role {
+                Some(Role::Assistant) if kept.iter().all(|l| l.trim().is_empty()) => {
+                    app_tool_block(body, i)
+                }
+                // After the assistant's first words, a `> **Tool:**` line is its own prose:
+                // Memory Loop writes tool calls before the message's text, never after.
+                Some(Role::Assistant) => None,
+                // Memory Loop never writes a tool call in a user turn: a tool-call blockquote
+                // there was pasted, and is dropped whole, never sent as the user's words.
+                _ => Some(app_tool_block(body, i).unwrap_or_else(|| quote_end(body, i))),
+            };
+            if let Some(end) = end {
+                // Avoid leaving two blank lines where the blockquote was.
+                let after_blank = kept.last().is_none_or(|l| l.trim().is_empty());
+                i = end;
+                if after_blank && body.get(i).is_some_and(|l| l.trim().is_empty()) {
+                    i += 1;
+                }
+                continue;
+            }
+        }
+        i += 1;
         let in_code = fence.feed(line);
         if !in_code && let Some((role, time)) = turn_heading(line) {
             headed.push((role, time, Vec::new()));
@@ -278,8 +346,52 @@ fn split_frontmatter<'a, 'b>(lines: &'b [&'a str]) -> (Meta, Option<String>, &'b
     let body = &lines[close + 1..];
     match serde_saphyr::from_str::<Option<Meta>>(&yaml) {
         Ok(meta) => (meta.map(normalise_meta).unwrap_or_default(), None, body),
-        Err(e) => (Meta::default(), Some(describe_yaml_error(&e)), body),
+        Err(e) => {
+            let meta = normalise_meta(meta_by_lines(&lines[1..close]));
+            let read = match &meta.date {
+                Some(_) => "its fields were read line by line, as Memory Loop reads them",
+                None => "read line by line, as Memory Loop reads it, it has no date either",
+            };
+            (
+                meta,
+                Some(format!("{}; {read}", describe_yaml_error(&e))),
+                body,
+            )
+        }
     }
+}
+
+/// The frontmatter fields read the way Memory Loop's own reader does
+/// (`parseTranscriptContent`): each line split at its first `:`, the value trimmed and
+/// stripped of one pair of surrounding quotes. Memory Loop escapes only `"` in the titles it
+/// writes (so a title with a `\` is not valid YAML); that escape is undone here.
+fn meta_by_lines(lines: &[&str]) -> Meta {
+    let mut meta = Meta::default();
+    for line in lines {
+        let Some((key, value)) = line.split_once(':') else {
+            continue;
+        };
+        let value = value.trim();
+        let unquoted = [('"', '"'), ('\'', '\'')].iter().find_map(|(open, close)| {
+            value
+                .strip_prefix(*open)
+                .and_then(|v| v.strip_suffix(*close))
+        });
+        let value = match unquoted {
+            Some(v) if value.starts_with('"') => v.replace("\\\"", "\""),
+            Some(v) => v.to_owned(),
+            None => value.to_owned(),
+        };
+        let field = match key.trim() {
+            "date" => &mut meta.date,
+            "time" => &mut meta.time,
+            "session_id" => &mut meta.session_id,
+            "title" => &mut meta.title,
+            _ => continue,
+        };
+        *field = Some(value);
+    }
+    meta
 }
 
 fn normalise_meta(meta: Meta) -> Meta {
@@ -313,29 +425,36 @@ fn describe_yaml_error(e: &serde_saphyr::Error) -> String {
     }
 }
 
-/// Joins a turn's lines without its tool-call blockquotes, trimmed.
-fn turn_text(lines: &[&str]) -> String {
-    let mut kept: Vec<&str> = Vec::with_capacity(lines.len());
-    let mut fence = Fence::default();
-    let mut i = 0;
-    while i < lines.len() {
-        let line = lines[i];
-        if !fence.feed(line) && TOOL_CALL.is_match(line) {
-            i += 1;
-            while i < lines.len() && lines[i].trim_start().starts_with('>') {
-                i += 1;
-            }
-            // Avoid leaving two blank lines where the blockquote was.
-            let after_blank = kept.last().is_none_or(|l| l.trim().is_empty());
-            if after_blank && lines.get(i).is_some_and(|l| l.trim().is_empty()) {
-                i += 1;
-            }
-            continue;
+/// Where the tool call that starts at `lines[start]` ends (the index after it), when it has
+/// the shape Memory Loop writes (`formatToolInvocation` in its transcript manager): the
+/// `> **Tool:** NAME` line, the inputs it shows (`> Pattern:`, `> File:`, `> Command:`),
+/// each written raw, so that a multi-line command (a heredoc, `\` continuations, SQL) runs
+/// on over lines without `>`, then a `> ✓` (or `> …`) status line, perhaps with
+/// ` Found N files`. `None` without that status line before the next tool call or turn.
+fn app_tool_block(lines: &[&str], start: usize) -> Option<usize> {
+    for (j, line) in lines.iter().enumerate().skip(start + 1) {
+        if TOOL_STATUS.is_match(line) {
+            return Some(j + 1);
         }
-        kept.push(line);
-        i += 1;
+        if TOOL_CALL.is_match(line) || turn_heading(line).is_some() {
+            return None;
+        }
     }
-    kept.join("\n").trim().to_owned()
+    None
+}
+
+/// The index after the blockquote that starts at `lines[start]`: its `>` lines.
+fn quote_end(lines: &[&str], start: usize) -> usize {
+    let mut end = start + 1;
+    while end < lines.len() && lines[end].trim_start().starts_with('>') {
+        end += 1;
+    }
+    end
+}
+
+/// Joins a turn's lines (its tool calls already left out), trimmed.
+fn turn_text(lines: &[&str]) -> String {
+    lines.join("\n").trim().to_owned()
 }
 
 /// Renders turns as the text sent to a model, each through [`trim_noise`].

@@ -46,8 +46,11 @@ pub struct Vault {
     pub root: PathBuf,
     /// Where the notes live: `root` or `root/{contentRoot}`, joined lexically.
     pub content_root: PathBuf,
-    /// The inbox directory, relative to `content_root`.
+    /// The inbox directory, relative to `content_root` (empty: the content root itself).
     pub inbox: PathBuf,
+    /// What the user should hear about this vault that does not stop it from being read:
+    /// a `.memory-loop.json` that Memory Loop ignores, and memloop with it.
+    pub warnings: Vec<String>,
 }
 
 impl Vault {
@@ -96,14 +99,6 @@ pub enum VaultError {
         /// The I/O error.
         reason: io::Error,
     },
-    /// `.memory-loop.json` is not valid JSON, or not a JSON object.
-    #[error("malformed {}: {reason}", path.display())]
-    Malformed {
-        /// The settings file.
-        path: PathBuf,
-        /// What is wrong, with `serde_json`'s line and column when it has them.
-        reason: String,
-    },
     /// `inboxPath` is absolute or climbs out of the content root.
     #[error("{}: inboxPath {inbox:?} escapes the content root", path.display())]
     InboxEscapes {
@@ -131,7 +126,6 @@ impl VaultError {
             | VaultError::Missing { path }
             | VaultError::NotADirectory { path }
             | VaultError::Unreadable { path, .. }
-            | VaultError::Malformed { path, .. }
             | VaultError::InboxEscapes { path, .. }
             | VaultError::Refused { path, .. } => path,
         }
@@ -154,8 +148,9 @@ struct Settings {
 /// # Errors
 ///
 /// The directory is missing, not a directory or cannot be canonicalized;
-/// `.memory-loop.json` is unreadable or not a JSON object; its `inboxPath` escapes the
-/// content root.
+/// `.memory-loop.json` cannot be read; its `inboxPath` escapes the content root. One that
+/// Memory Loop would ignore (not JSON, not an object) means the defaults, as it does
+/// there, with a warning in [`Vault::warnings`].
 pub fn open(dir: &Path) -> Result<Vault, VaultError> {
     match fs::metadata(dir) {
         Ok(meta) if meta.is_dir() => {}
@@ -182,29 +177,44 @@ pub fn open(dir: &Path) -> Result<Vault, VaultError> {
         reason,
     })?;
     let settings_path = dir.join(SETTINGS_FILE);
-    let settings = read_settings(&dir, &settings_path)?;
+    let (settings, warnings) = match read_settings(&dir, &settings_path)? {
+        Ok(settings) => (settings, Vec::new()),
+        Err(why) => (
+            Settings::default(),
+            vec![format!(
+                "{}: {why}: Memory Loop ignores it and uses its defaults, and so does memloop",
+                settings_path.display()
+            )],
+        ),
+    };
 
     // Memory Loop ignores an unusable contentRoot, so transcripts are then at the root.
     let content_root = match settings.content_root.as_deref().and_then(inside) {
         Some(rel) if !rel.as_os_str().is_empty() => dir.join(rel),
         _ => dir.to_path_buf(),
     };
+    // Memory Loop writes to `${contentRoot}/${inboxPath}/chats`, a string joined as is: ""
+    // and "." are the content root, a leading `/` only doubles a separator, and blanks are
+    // a directory's name like any other.
     let inbox = match settings.inbox_path {
-        Some(raw) if !raw.trim().is_empty() => inside(&raw).ok_or(VaultError::InboxEscapes {
+        Some(raw) => inside(raw.trim_start_matches('/')).ok_or(VaultError::InboxEscapes {
             path: settings_path,
             inbox: raw,
         })?,
-        _ => detect_inbox(&content_root),
+        None => detect_inbox(&content_root),
     };
     Ok(Vault {
         name: name.unwrap_or_else(|| vault_name(&dir)),
         root: dir,
         content_root,
         inbox,
+        warnings,
     })
 }
 
-fn read_settings(root: &Path, path: &Path) -> Result<Settings, VaultError> {
+/// The settings, or why Memory Loop would ignore the file (it then uses its defaults,
+/// `loadVaultConfig` in its vault config); `Err` only when the file cannot be read.
+fn read_settings(root: &Path, path: &Path) -> Result<Result<Settings, String>, VaultError> {
     let unreadable = |reason| VaultError::Unreadable {
         path: path.to_path_buf(),
         reason,
@@ -212,7 +222,7 @@ fn read_settings(root: &Path, path: &Path) -> Result<Settings, VaultError> {
     let bytes = match fsutil::read_within(root, path) {
         Ok(bytes) => bytes,
         Err(Confined::Io(e)) if e.kind() == io::ErrorKind::NotFound => {
-            return Ok(Settings::default());
+            return Ok(Ok(Settings::default()));
         }
         Err(Confined::Io(e)) => return Err(unreadable(e)),
         Err(Confined::Refused(refusal)) => {
@@ -222,25 +232,39 @@ fn read_settings(root: &Path, path: &Path) -> Result<Settings, VaultError> {
             });
         }
     };
-    let text = String::from_utf8(bytes)
-        .map_err(|e| unreadable(io::Error::new(io::ErrorKind::InvalidData, e)))?;
-    let malformed = |reason: String| VaultError::Malformed {
-        path: path.to_path_buf(),
-        reason,
+    // Read as Memory Loop reads it: invalid UTF-8 becomes U+FFFD, and a byte-order mark
+    // is not skipped, so JSON.parse refuses the file.
+    let text = String::from_utf8_lossy(&bytes);
+    if text.starts_with('\u{feff}') {
+        return Ok(Err(
+            "it starts with a byte-order mark, which Memory Loop cannot parse".to_owned(),
+        ));
+    }
+    let value: serde_json::Value = match serde_json::from_str(&text) {
+        Ok(value) => value,
+        Err(e) => return Ok(Err(format!("not valid JSON ({e})"))),
     };
-    let value: serde_json::Value =
-        serde_json::from_str(text.strip_prefix('\u{feff}').unwrap_or(&text))
-            .map_err(|e| malformed(e.to_string()))?;
-    let object = value
-        .as_object()
-        .ok_or_else(|| malformed("expected a JSON object".to_owned()))?;
+    let Some(object) = value.as_object() else {
+        return Ok(Err(format!("not a JSON object ({})", json_kind(&value))));
+    };
     // Memory Loop skips known keys whose value is not a string; so must we, to look where
     // it writes.
     let string = |key: &str| object.get(key).and_then(|v| v.as_str()).map(str::to_owned);
-    Ok(Settings {
+    Ok(Ok(Settings {
         content_root: string("contentRoot"),
         inbox_path: string("inboxPath"),
-    })
+    }))
+}
+
+fn json_kind(value: &serde_json::Value) -> &'static str {
+    match value {
+        serde_json::Value::Null => "null",
+        serde_json::Value::Bool(_) => "a boolean",
+        serde_json::Value::Number(_) => "a number",
+        serde_json::Value::String(_) => "a string",
+        serde_json::Value::Array(_) => "an array",
+        serde_json::Value::Object(_) => "an object",
+    }
 }
 
 /// `raw` as a normalised relative path, or `None` when it is absolute or climbs above
@@ -353,8 +377,13 @@ fn candidates(dir: &Path) -> Result<Vec<PathBuf>, VaultError> {
         }
         let path = entry.path();
         // fs::metadata follows symlinks: a symlinked vault or CLAUDE.md counts.
-        let is_vault =
-            path.is_dir() && fs::metadata(path.join(MARKER_FILE)).is_ok_and(|m| m.is_file());
+        // A directory memloop may not look into could be a vault: `open` reports it rather
+        // than the run passing it over in silence.
+        let is_vault = path.is_dir()
+            && match fs::metadata(path.join(MARKER_FILE)) {
+                Ok(m) => m.is_file(),
+                Err(e) => e.kind() == io::ErrorKind::PermissionDenied,
+            };
         if is_vault {
             dirs.push(path);
         }
@@ -373,18 +402,38 @@ pub struct Chats {
     /// (symlinks to files inside the vault count), sorted by path.
     pub transcripts: Vec<PathBuf>,
     /// Each transcript's size and mtime as listed, parallel to `transcripts`: the scan
-    /// compares them with the ledger without a second stat of every file.
-    pub stamps: Vec<Stamp>,
+    /// compares them with the ledger without a second stat of every file. `None`: it could
+    /// not be looked at (a link loop, no permission), and the scan says why.
+    pub stamps: Vec<Option<Stamp>>,
     /// `*.md` entries that are not read, with why: links out of the vault, special files.
     /// Sorted by path.
     pub refused: Vec<(PathBuf, Refusal)>,
 }
 
-/// A listed transcript's size and modification time (of the file a link leads to).
+/// A listed transcript's size, modification time and permissions (of the file a link
+/// leads to): what the ledger and a kept failure's fingerprint compare.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Stamp {
     pub len: u64,
     pub modified: std::time::SystemTime,
+    /// The permission bits on Unix; elsewhere 1 for read-only, 0 otherwise.
+    pub mode: u32,
+}
+
+impl Stamp {
+    /// The stamp of what `meta` describes.
+    #[must_use]
+    pub fn of(meta: &fs::Metadata) -> Self {
+        #[cfg(unix)]
+        let mode = std::os::unix::fs::PermissionsExt::mode(&meta.permissions());
+        #[cfg(not(unix))]
+        let mode = u32::from(meta.permissions().readonly());
+        Self {
+            len: meta.len(),
+            modified: meta.modified().unwrap_or(std::time::UNIX_EPOCH),
+            mode,
+        }
+    }
 }
 
 /// Lists the vault's chats directory without opening a file in it.
@@ -432,17 +481,16 @@ pub fn chats(vault: &Vault) -> Result<Chats, VaultError> {
         }
         let path = entry.path();
         match confined.stat(&vault.root, &entry) {
-            Ok(meta) => listed.push((
-                name,
-                path,
-                Stamp {
-                    len: meta.len(),
-                    modified: meta.modified().unwrap_or(std::time::UNIX_EPOCH),
-                },
-            )),
+            Ok(meta) => listed.push((name, path, Some(Stamp::of(&meta)))),
             Err(Confined::Refused(refusal)) => chats.refused.push((path, refusal)),
-            // Directories, dangling links, link loops: not transcripts, as Memory Loop sees it.
-            Err(Confined::Io(_)) => {}
+            // Directories and dangling links: not transcripts, as Memory Loop sees them.
+            Err(Confined::Io(e))
+                if matches!(
+                    e.kind(),
+                    io::ErrorKind::NotFound | io::ErrorKind::IsADirectory
+                ) => {}
+            // A link loop or a file that may not be looked at: the scan reports why.
+            Err(Confined::Io(_)) => listed.push((name, path, None)),
         }
     }
     // All in one directory: by file name, bytewise, which is the order of the paths, and
@@ -517,6 +565,7 @@ mod tests {
                 root: dir.clone(),
                 content_root: dir.clone(),
                 inbox: "00_Inbox".into(),
+                warnings: Vec::new(),
             }
         );
         assert_eq!(vault.chats_dir(), dir.join("00_Inbox").join("chats"));
@@ -614,7 +663,7 @@ mod tests {
 
     #[test]
     fn escaping_inbox_is_an_error() {
-        for inbox in ["../elsewhere", "/abs/inbox", "a/../../b"] {
+        for inbox in ["../elsewhere", "/../abs/inbox", "a/../../b"] {
             let tmp = Tmp::new();
             let settings = tmp.path().join(SETTINGS_FILE);
             write(&settings, &format!(r#"{{"inboxPath": "{inbox}"}}"#));
@@ -629,47 +678,82 @@ mod tests {
         }
     }
 
+    /// Where Memory Loop writes transcripts for these `inboxPath`s, as its own
+    /// `getTranscriptsDirectory` gives them under Bun (`${contentRoot}/${inboxPath}/chats`).
     #[test]
-    fn blank_inbox_path_means_unset() {
-        let tmp = Tmp::new();
-        mkdirs(tmp.path(), &["Inbox"]);
-        write(&tmp.path().join(SETTINGS_FILE), r#"{"inboxPath": " "}"#);
-        assert_eq!(
-            open(tmp.path()).expect("opens").inbox,
-            PathBuf::from("Inbox")
-        );
+    fn inbox_paths_lead_where_memory_loop_writes() {
+        for (inbox, chats) in [
+            ("", "chats"),
+            (".", "chats"),
+            ("./", "chats"),
+            ("  ", "  /chats"),
+            (" Inbox", " Inbox/chats"),
+            ("/Abs", "Abs/chats"),
+            ("In/", "In/chats"),
+            ("a/../b", "b/chats"),
+        ] {
+            let tmp = Tmp::new();
+            mkdirs(tmp.path(), &["Inbox"]);
+            let settings = serde_json::json!({ "inboxPath": inbox }).to_string();
+            write(&tmp.path().join(SETTINGS_FILE), &settings);
+            let vault = open(tmp.path()).expect("opens");
+            let root = fs::canonicalize(tmp.path()).unwrap();
+            assert_eq!(vault.chats_dir(), root.join(chats), "inboxPath {inbox:?}");
+            assert!(vault.warnings.is_empty());
+        }
+    }
+
+    /// Memory Loop reads `.memory-loop.json` as `{}` unless it parses to a JSON object
+    /// (`loadVaultConfig`); a byte-order mark makes its JSON.parse fail too (run under Bun).
+    #[test]
+    fn settings_memory_loop_ignores_mean_the_defaults_with_a_warning() {
+        for (body, why) in [
+            (
+                "{\n  \"inboxPath\": \"x\"\n  \"contentRoot\": \"y\"\n}",
+                "not valid JSON (expected `,` or `}` at line 3 column 3)",
+            ),
+            (
+                "",
+                "not valid JSON (EOF while parsing a value at line 1 column 0)",
+            ),
+            ("[1, 2]", "not a JSON object (an array)"),
+            ("\"in\"", "not a JSON object (a string)"),
+            ("null", "not a JSON object (null)"),
+            (
+                "\u{feff}{\"inboxPath\": \"in\"}",
+                "it starts with a byte-order mark, which Memory Loop cannot parse",
+            ),
+        ] {
+            let tmp = Tmp::new();
+            mkdirs(tmp.path(), &["Inbox", "in", "y"]);
+            let settings = tmp.path().join(SETTINGS_FILE);
+            write(&settings, body);
+            let vault = open(tmp.path()).expect("opens with the defaults");
+            assert_eq!(vault.inbox, PathBuf::from("Inbox"), "{body:?}");
+            assert_eq!(vault.content_root, vault.root, "{body:?}");
+            let root = fs::canonicalize(tmp.path()).unwrap();
+            assert_eq!(
+                vault.warnings,
+                [format!(
+                    "{}: {why}: Memory Loop ignores it and uses its defaults, and so does memloop",
+                    root.join(SETTINGS_FILE).display()
+                )],
+                "{body:?}"
+            );
+        }
     }
 
     #[test]
-    fn malformed_settings_name_file_and_position() {
+    fn settings_not_in_utf8_are_read_as_memory_loop_reads_them() {
         let tmp = Tmp::new();
-        let settings = tmp.path().join(SETTINGS_FILE);
-        write(
-            &settings,
-            "{\n  \"contentRoot\": \"content\"\n  \"inboxPath\": \"x\"\n}",
-        );
-        let err = open(tmp.path()).expect_err("malformed");
-        let msg = err.to_string();
-        assert!(matches!(err, VaultError::Malformed { .. }));
-        assert!(
-            msg.starts_with(&format!("malformed {}: ", settings.display())),
-            "{msg}"
-        );
-        assert!(msg.contains("line 3 column 3"), "{msg}");
-
-        write(&settings, "[1, 2]");
-        let msg = open(tmp.path()).expect_err("not an object").to_string();
-        assert!(msg.ends_with("expected a JSON object"), "{msg}");
-    }
-
-    #[test]
-    fn settings_with_bom_are_read() {
-        let tmp = Tmp::new();
-        write(
-            &tmp.path().join(SETTINGS_FILE),
-            "\u{feff}{\"inboxPath\": \"in\"}",
-        );
-        assert_eq!(open(tmp.path()).expect("opens").inbox, PathBuf::from("in"));
+        fs::write(
+            tmp.path().join(SETTINGS_FILE),
+            b"{\"title\": \"Caf\xe9\", \"inboxPath\": \"in\"}",
+        )
+        .unwrap();
+        let vault = open(tmp.path()).expect("opens");
+        assert_eq!(vault.inbox, PathBuf::from("in"));
+        assert!(vault.warnings.is_empty());
     }
 
     #[test]
@@ -941,18 +1025,12 @@ mod tests {
             [chats.join("a.md"), chats.join("from-archive.md")]
         );
         // A link's stamp is its target's, as a scan compares it with the ledger.
-        let stamp = |p: &Path| {
-            let m = fs::metadata(p).expect("stat");
-            Stamp {
-                len: m.len(),
-                modified: m.modified().expect("mtime"),
-            }
-        };
+        let stamp = |p: &Path| Stamp::of(&fs::metadata(p).expect("stat"));
         assert_eq!(
             found.stamps,
             [
-                stamp(&chats.join("a.md")),
-                stamp(&vault.root.join("archive/old.md"))
+                Some(stamp(&chats.join("a.md"))),
+                Some(stamp(&vault.root.join("archive/old.md")))
             ]
         );
         let refused: Vec<(String, String)> = found

@@ -181,7 +181,8 @@ pub fn plan(
         }
         Target::Vault(_) => {
             let block = (!out.text.is_empty()).then_some(out.text.as_str());
-            fence::splice(disk.bytes.as_deref().unwrap_or_default(), block)?
+            fence::splice(disk.bytes.as_deref().unwrap_or_default(), block)
+                .map_err(|e| anyhow::anyhow!("{e}; the file was left untouched"))?
         }
     }
     .filter(|new| disk.bytes.as_deref() != Some(new.as_slice()));

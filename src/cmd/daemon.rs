@@ -172,7 +172,7 @@ impl Daemon<'_> {
             prompt_touched |= more == Reload::Prompt;
         }
         if prompt_touched {
-            match crate::prompt::Prompt::load(&self.cfg.paths.prompt_file) {
+            match self.cfg.paths.prompt() {
                 Ok(_) => tracing::info!("prompt changed: the next run uses it"),
                 Err(e) => tracing::error!(
                     "prompt changed but cannot be used: {e:#}; the next run fails until it is fixed"
@@ -367,7 +367,11 @@ impl Events {
                 }
             });
         }
-        let watcher = watch_files(&cfg.paths.config_file, &cfg.paths.prompt_file, reload_tx);
+        let watcher = watch_files(
+            &cfg.paths.config_file,
+            [&cfg.paths.prompt_file, &cfg.paths.app_prompt_file],
+            reload_tx,
+        );
         Ok(Self {
             stop,
             reload,
@@ -384,12 +388,12 @@ async fn wait_stop(mut stop: watch::Receiver<Option<Kind>>) -> Kind {
     }
 }
 
-/// Watches the directories holding the config file and the prompt for changes to those two
-/// files. A directory that does not exist is not watched (SIGHUP still reloads); a watcher
+/// Watches the directories holding the config file and the prompts (the override and
+/// Memory Loop's) for changes to those files. A directory that does not exist is not watched (SIGHUP still reloads); a watcher
 /// that cannot start is logged, not fatal.
 fn watch_files(
     config: &Path,
-    prompt: &Path,
+    prompts: [&Path; 2],
     tx: mpsc::Sender<Reload>,
 ) -> Option<notify::RecommendedWatcher> {
     use notify::{RecursiveMode, Watcher};
@@ -402,10 +406,14 @@ fn watch_files(
             .unwrap_or(Path::new("."));
         Some(dir.canonicalize().ok()?.join(file.file_name()?))
     };
-    let targets: Vec<(PathBuf, Reload)> = [(config, Reload::Config), (prompt, Reload::Prompt)]
-        .into_iter()
-        .filter_map(|(file, reload)| Some((canonical(file)?, reload)))
-        .collect();
+    let targets: Vec<(PathBuf, Reload)> = [
+        (config, Reload::Config),
+        (prompts[0], Reload::Prompt),
+        (prompts[1], Reload::Prompt),
+    ]
+    .into_iter()
+    .filter_map(|(file, reload)| Some((canonical(file)?, reload)))
+    .collect();
     let watched = targets.clone();
     let handler = move |event: notify::Result<notify::Event>| {
         let Ok(event) = event else { return };

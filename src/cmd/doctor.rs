@@ -84,8 +84,8 @@ pub fn run(global: &Global, env: &Env, args: &DoctorArgs) -> Result<u8> {
     if setup.provider_known {
         checks.extend(provider::check(cfg, env, args.offline));
     }
-    let prompt = Prompt::load(&cfg.paths.prompt_file);
-    let ledger = Ledger::scratch_copy(&cfg.paths.ledger());
+    let prompt = cfg.paths.prompt();
+    let ledger = read_ledger(cfg);
     let hash = prompt.as_ref().ok().map(Prompt::hash);
     checks.extend(vaults::check(
         cfg,
@@ -116,6 +116,19 @@ pub fn run(global: &Global, env: &Env, args: &DoctorArgs) -> Result<u8> {
     } else {
         EXIT_OK
     })
+}
+
+/// A private copy of the ledger, or why it cannot be used: damaged, or emptied while
+/// memloop's files remain (`rebuild::check_not_emptied`).
+fn read_ledger(cfg: &Resolved) -> Result<Ledger> {
+    let path = cfg.paths.ledger();
+    let ledger = Ledger::scratch_copy(&path)?;
+    let vaults: Vec<_> = crate::vault::discover(cfg.vaults_dir.as_deref(), &cfg.vaults)
+        .into_iter()
+        .filter_map(Result::ok)
+        .collect();
+    crate::rebuild::check_not_emptied(&ledger, &path, &cfg.memory_file, &vaults)?;
+    Ok(ledger)
 }
 
 /// The configuration the checks run against.

@@ -6,6 +6,7 @@ mod daemon;
 mod doctor;
 pub mod editor;
 mod extract;
+pub mod ledger;
 pub mod memory;
 mod prompt;
 pub(crate) mod service;
@@ -19,6 +20,7 @@ use anyhow::Result;
 use crate::cli::{Cli, Command, Global};
 use crate::config::{Config, Resolved};
 use crate::error;
+use crate::ledger::LedgerDamaged;
 use crate::paths::{Env, Paths};
 
 /// Exit status: done.
@@ -31,11 +33,16 @@ pub fn main(cli: Cli) -> ExitCode {
     let env = Env::from_process();
     init_logging(&cli.global, matches!(cli.command, Command::Daemon), &env);
     let json = cli.wants_json();
+    let config = cli.global.config.clone();
     match dispatch(cli, &env) {
         Ok(code) => ExitCode::from(code),
         Err(e) => {
-            let message = format!("{e:#}");
+            let mut message = format!("{e:#}");
             say(&message);
+            if let Some(advice) = damage_advice(&e, config.as_deref(), &env) {
+                say(&advice);
+                message = format!("{message}\n{advice}");
+            }
             let code = error::kind_of(&e).code();
             if json {
                 print_json_error(&message, code);
@@ -69,6 +76,19 @@ pub fn print_json_error(message: &str, exit: u8) {
     let _ = print(&format!("{doc:#}\n"));
 }
 
+/// The way out of a ledger found broken in the middle of a command (its check at open
+/// passed): SQLite's words alone do not say which file or what to do.
+fn damage_advice(e: &anyhow::Error, config: Option<&std::path::Path>, env: &Env) -> Option<String> {
+    if e.chain()
+        .any(|c| c.downcast_ref::<LedgerDamaged>().is_some())
+    {
+        return None;
+    }
+    let why = crate::ledger::corruption_in(e)?;
+    let paths = Paths::resolve(env, config).ok()?;
+    Some(LedgerDamaged::unreadable(&paths.ledger(), why).to_string())
+}
+
 fn dispatch(cli: Cli, env: &Env) -> Result<u8> {
     let Cli { global, command } = cli;
     match command {
@@ -80,6 +100,7 @@ fn dispatch(cli: Cli, env: &Env) -> Result<u8> {
         Command::Status(args) => status::run(&resolve(&global, env)?, &args),
         Command::Daemon => daemon::run(&global, env),
         Command::Service(cmd) => service::run(&global, env, &cmd),
+        Command::Ledger(cmd) => ledger::run(&resolve(&global, env)?, &cmd),
         Command::Doctor(args) => doctor::run(&global, env, &args),
         Command::Completions(args) => completions::run(args.shell),
         Command::Man => completions::man(),
@@ -162,5 +183,32 @@ pub(crate) fn print(text: &str) -> Result<()> {
     match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
         Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(e.into()),
         _ => Ok(()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn broken_data_met_mid_command_is_explained_once_with_the_ledger_and_the_way_out() {
+        let env = Env::from_pairs([("HOME", "/h"), ("XDG_STATE_HOME", "/s")]);
+        let corrupt = rusqlite::Error::SqliteFailure(
+            rusqlite::ffi::Error::new(rusqlite::ffi::SQLITE_CORRUPT),
+            None,
+        );
+        let e = anyhow::Error::from(corrupt).context("could not read facts");
+        let advice = damage_advice(&e, None, &env).expect("advice");
+        assert!(advice.contains("/s/memory-loop/ledger.sqlite3"), "{advice}");
+        assert!(advice.contains("memloop ledger rebuild"), "{advice}");
+        let said = anyhow::Error::from(LedgerDamaged::unreadable(
+            std::path::Path::new("/s/l"),
+            "garbage",
+        ));
+        assert_eq!(damage_advice(&said, None, &env), None, "already said");
+        assert_eq!(
+            damage_advice(&anyhow::anyhow!("disk full"), None, &env),
+            None
+        );
     }
 }

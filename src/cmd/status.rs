@@ -21,8 +21,9 @@ use crate::config::{Resolved, provider_name};
 use crate::fact::Status;
 use crate::fence;
 use crate::fsutil;
-use crate::ledger::Ledger;
+use crate::ledger::{Ledger, LedgerDamaged};
 use crate::prompt::Prompt;
+use crate::rebuild;
 use crate::render;
 use crate::report::{Failure, Report};
 use crate::scan::{self, VaultCounts};
@@ -39,6 +40,9 @@ struct State {
     provider_reason: String,
     model: String,
     prompt: PromptState,
+    /// Why the ledger cannot be used (damaged, or emptied while memloop's files remain);
+    /// the counts then stand against an empty ledger.
+    ledger_error: Option<String>,
     last_run: Option<LastRun>,
     /// Whether another run holds the lock; `None` when that could not be checked.
     in_progress: Option<bool>,
@@ -50,10 +54,15 @@ struct State {
 
 #[derive(Serialize)]
 struct PromptState {
-    /// The user's override, when one is in use.
+    /// The file in use: the user's override or Memory Loop's prompt (`None`: built-in).
     path: Option<String>,
+    /// `builtin`, `override` (extraction-prompt.md) or `memory-loop` (durable-facts.md).
+    source: &'static str,
     /// Why the override cannot be used, if it cannot (every command exits 2 then).
     error: Option<String>,
+    /// Why Memory Loop's prompt, which is there, is not used.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    notice: Option<String>,
 }
 
 #[derive(Serialize)]
@@ -128,33 +137,62 @@ struct Facts {
 
 /// Prints the status. A prompt that cannot be used is a usage error (exit 2) here as in
 /// every command, but only once everything else has been shown.
+/// A damaged ledger is shown the same way and exits 2 after the rest, with the way out.
 pub fn run(cfg: &Resolved, args: &StatusArgs) -> Result<u8> {
-    let prompt = Prompt::load(&cfg.paths.prompt_file);
+    let prompt = cfg.paths.prompt();
     let shown = prompt.as_ref().map_err(|e| format!("{e:#}"));
-    let state = gather(cfg, shown, chrono::Local::now().into())?;
+    let (state, damaged) = gather(cfg, shown, chrono::Local::now().into())?;
     if args.json {
         super::print_json(&state)?;
     } else {
         print(&text(&state))?;
     }
     prompt?;
+    if let Some(e) = damaged {
+        return Err(e);
+    }
     Ok(EXIT_OK)
 }
 
+/// The ledger as status reads it: a private copy, or an empty one beside the error that
+/// says why the real one cannot be used.
+fn read_ledger(cfg: &Resolved, vaults: &[Vault]) -> Result<(Ledger, Option<anyhow::Error>)> {
+    let path = cfg.paths.ledger();
+    let read = Ledger::scratch_copy(&path).and_then(|l| {
+        rebuild::check_not_emptied(&l, &path, &cfg.memory_file, vaults)?;
+        Ok(l)
+    });
+    match read {
+        Ok(l) => Ok((l, None)),
+        Err(e) if e.downcast_ref::<LedgerDamaged>().is_some() => {
+            Ok((Ledger::in_memory()?, Some(e)))
+        }
+        Err(e) => Err(e),
+    }
+}
+
 /// Everything status shows; `prompt` is why the override cannot be used, if it cannot.
-fn gather(cfg: &Resolved, prompt: Result<&Prompt, String>, now: SystemTime) -> Result<State> {
-    let ledger = Ledger::scratch_copy(&cfg.paths.ledger())?;
+fn gather(
+    cfg: &Resolved,
+    prompt: Result<&Prompt, String>,
+    now: SystemTime,
+) -> Result<(State, Option<anyhow::Error>)> {
     let prompt_state = match &prompt {
         Ok(p) => PromptState {
             path: p.path.as_ref().map(|p| p.display().to_string()),
+            source: p.source.as_str(),
             error: None,
+            notice: p.notice.clone(),
         },
         Err(e) => PromptState {
             path: Some(cfg.paths.prompt_file.display().to_string()),
+            source: crate::prompt::Source::Override.as_str(),
             error: Some(e.clone()),
+            notice: None,
         },
     };
     let (vaults, mut problems) = vaults(cfg);
+    let (ledger, damaged) = read_ledger(cfg, &vaults)?;
     let hash = prompt.ok().map(Prompt::hash);
     let answer = hash.as_deref().map(|h| scan::answer_key(h, &cfg.llm.model));
     let rules = scan::Rules {
@@ -184,7 +222,7 @@ fn gather(cfg: &Resolved, prompt: Result<&Prompt, String>, now: SystemTime) -> R
         }
     }
     let count = |s: Status| -> Result<usize> { Ok(ledger.facts(&[s])?.len()) };
-    Ok(State {
+    let state = State {
         config: cfg.paths.config_file.display().to_string(),
         config_exists: cfg.paths.config_file.exists(),
         state_dir: cfg.paths.state_dir.display().to_string(),
@@ -193,6 +231,7 @@ fn gather(cfg: &Resolved, prompt: Result<&Prompt, String>, now: SystemTime) -> R
         provider_reason: cfg.provider_reason.to_string(),
         model: cfg.llm.model.clone(),
         prompt: prompt_state,
+        ledger_error: damaged.as_ref().map(|e| format!("{e:#}")),
         last_run: last_run(&ledger)?,
         in_progress: in_progress(&cfg.paths.state_dir),
         transcripts: Transcripts {
@@ -223,7 +262,8 @@ fn gather(cfg: &Resolved, prompt: Result<&Prompt, String>, now: SystemTime) -> R
             forgotten: count(Status::Forgotten)?,
             pending: count(Status::Pending)?,
         },
-    })
+    };
+    Ok((state, damaged))
 }
 
 /// The configured vaults, as a run would take them: the first of a name wins.
@@ -333,6 +373,9 @@ fn text(s: &State) -> String {
     let mut line = |label: &str, text: &str| {
         let _ = writeln!(o, "{label:<13}{text}");
     };
+    if let Some(e) = &s.ledger_error {
+        line("ledger", e);
+    }
 
     match &s.last_run {
         None => line("last run", "never"),
@@ -460,10 +503,16 @@ fn text(s: &State) -> String {
         "prompt",
         &match (&s.prompt.path, &s.prompt.error) {
             (_, Some(e)) => format!("cannot be used: {e}"),
+            (Some(p), None) if s.prompt.source == "memory-loop" => {
+                format!("Memory Loop's {p} (saved by its settings; no extraction-prompt.md)")
+            }
             (Some(p), None) => format!("your override {p}"),
             (None, _) => "built-in".to_owned(),
         },
     );
+    if let Some(notice) = &s.prompt.notice {
+        line("", notice);
+    }
     line(
         "config",
         &if s.config_exists {

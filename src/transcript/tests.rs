@@ -51,13 +51,30 @@ fn turn(role: Role, time: Option<&str>, text: &str) -> Turn {
 
 #[test]
 fn decode_cases() {
-    let cases: &[(&[u8], Result<&str, DecodeError>)] = &[
-        (b"hello", Ok("hello")),
-        (b"\xEF\xBB\xBFhello", Ok("hello")),
-        (b"", Err(DecodeError::Empty)),
-        (b" \n\t\r\n", Err(DecodeError::Empty)),
-        (b"\xEF\xBB\xBF", Err(DecodeError::Empty)),
-        (b"ab\0cd", Err(DecodeError::Binary)),
+    /// The text, the NULs removed, whether it is blank.
+    type Want = Result<(&'static str, usize, bool), DecodeError>;
+    let cases: &[(&[u8], Want)] = &[
+        (b"hello", Ok(("hello", 0, false))),
+        (b"\xEF\xBB\xBFhello", Ok(("hello", 0, false))),
+        (b"", Ok(("", 0, true))),
+        (b" \n\t\r\n", Ok((" \n\t\r\n", 0, true))),
+        (b"\xEF\xBB\xBF", Ok(("", 0, true))),
+        // Memory Loop writes a message's `\u0000` as a NUL byte.
+        (
+            b"## User\n\nmy key\0 is here\n",
+            Ok(("## User\n\nmy key is here\n", 1, false)),
+        ),
+        (
+            b"---\ntitle: \"a\0b\"\n---\n",
+            Ok(("---\ntitle: \"ab\"\n---\n", 1, false)),
+        ),
+        (b"\0binary", Err(DecodeError::Binary)),
+        (b"\0\0\0\0", Ok(("", 4, true))),
+        (b"\0 \n\0", Ok((" \n", 2, true))),
+        // UTF-16 without a BOM is valid UTF-8, but half of it is NULs.
+        (b"h\0e\0l\0l\0o\0", Err(DecodeError::Binary)),
+        (b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR", Err(DecodeError::Binary)),
+        (b"\xFF\xFEh\0i\0", Err(DecodeError::Binary)),
         (b"abc\xFFdef", Err(DecodeError::NotUtf8 { offset: 3 })),
         (
             b"\xEF\xBB\xBFab\xC3",
@@ -65,7 +82,9 @@ fn decode_cases() {
         ),
     ];
     for (bytes, want) in cases {
-        assert_eq!(decode(bytes), *want, "input {bytes:?}");
+        let got = decode(bytes).map(|d| (d.text.to_string(), d.nuls, d.is_blank()));
+        let want = want.clone().map(|(t, n, b)| (t.to_owned(), n, b));
+        assert_eq!(got, want, "input {bytes:?}");
     }
 }
 
@@ -79,7 +98,6 @@ fn decode_error_messages() {
         DecodeError::Binary.to_string(),
         "binary file (contains NUL bytes)"
     );
-    assert_eq!(DecodeError::Empty.to_string(), "empty file");
 }
 
 #[test]
@@ -154,9 +172,21 @@ fn unquoted_scalars_and_unknown_keys_are_read() {
 #[test]
 fn bad_yaml_is_stripped_and_described() {
     let t = parse("---\ntitle: [unclosed\ndate: x\n---\n## [10:00] User\nhello");
-    assert_eq!(t.meta, Meta::default());
+    // Read line by line, as Memory Loop reads it.
+    assert_eq!(
+        t.meta,
+        Meta {
+            title: Some("[unclosed".into()),
+            date: Some("x".into()),
+            ..Meta::default()
+        }
+    );
     let err = t.meta_error.expect("bad yaml is reported");
     assert!(err.starts_with("malformed frontmatter at line 2"), "{err}");
+    assert!(
+        err.ends_with("read line by line, as Memory Loop reads them"),
+        "{err}"
+    );
     assert!(!err.contains('\n'), "one line: {err}");
     assert_eq!(t.turns, vec![turn(Role::User, Some("10:00"), "hello")]);
 }
@@ -219,17 +249,18 @@ fn near_miss_headings_are_text() {
 
 #[test]
 fn tool_blockquotes_are_removed() {
-    let text = "## [14:31] Assistant\n\nLet me look.\n\n> **Tool:** Glob\n> Pattern: `**/*.md`\n> Found 12 files\n\n> **Tool:** Read\n> ✓\n\nI found it.\n\n> A normal quote stays.\n\n```\n> **Tool:** in code stays\n```";
+    let text = "## [14:31] Assistant\n\n> **Tool:** Glob\n> Pattern: `**/*.md`\n> ✓ Found 12 files\n\n> **Tool:** Read\n> …\n\nI found it.\n\n> A normal quote stays.\n\n```\n> **Tool:** in code stays\n```";
     let t = parse(text);
     assert_eq!(
         t.turns[0].text,
-        "Let me look.\n\nI found it.\n\n> A normal quote stays.\n\n```\n> **Tool:** in code stays\n```"
+        "I found it.\n\n> A normal quote stays.\n\n```\n> **Tool:** in code stays\n```"
     );
 }
 
 #[test]
 fn turn_of_only_tool_calls_is_empty() {
-    let t = parse("## [1:00] Assistant\n> **Tool:** Bash\n> Command: ls\n## [1:01] User\nok");
+    let t =
+        parse("## [1:00] Assistant\n> **Tool:** Bash\n> Command: `ls`\n> ✓\n## [1:01] User\nok");
     assert_eq!(
         t.turns,
         vec![
@@ -629,4 +660,90 @@ fn own_words_leave_out_quotes_in_list_items_their_lazy_lines_and_indented_code()
     ] {
         assert!(!own.contains(pasted), "{pasted} in {own}");
     }
+}
+
+/// Written by Memory Loop's own transcript manager (rjroy/memory-loop at e70a27b, MIT),
+/// run under Bun: `fixtures/memory-loop/transcript-tools.md` (see its SOURCE.md).
+const APP_TOOLS: &str = include_str!("../../fixtures/memory-loop/transcript-tools.md");
+
+#[test]
+fn multi_line_tool_inputs_stay_in_their_tool_call() {
+    let t = parse(APP_TOOLS);
+    let texts: Vec<(Role, &str)> = t.turns.iter().map(|x| (x.role, x.text.as_str())).collect();
+    assert_eq!(
+        texts,
+        [
+            (
+                Role::User,
+                "Please commit this for me. I always write commit messages in the imperative mood."
+            ),
+            (
+                Role::Assistant,
+                "Committed. The message uses the imperative mood as you prefer."
+            ),
+            (Role::User, "Thanks."),
+            (
+                Role::Assistant,
+                "> **Tool:** is how the transcript marks a tool call, and this line is my own prose."
+            ),
+        ]
+    );
+    let sent = render(&t.turns);
+    for leaked in ["I prefer small commits", "EOF", "'SELECT 1'", "TODO", "✓"] {
+        assert!(!sent.contains(leaked), "{leaked:?} leaked:\n{sent}");
+    }
+}
+
+#[test]
+fn a_tool_call_after_the_assistants_words_is_its_prose() {
+    let text = "## [1:00] Assistant\n\nThe log shows:\n\n> **Tool:** Bash\n> ✓\n\nthat line.";
+    assert_eq!(
+        parse(text).turns[0].text,
+        "The log shows:\n\n> **Tool:** Bash\n> ✓\n\nthat line."
+    );
+}
+
+#[test]
+fn a_tool_call_without_its_status_line_is_prose_in_an_assistant_turn_and_dropped_in_a_user_turn() {
+    let text = "## [1:00] Assistant\n\n> **Tool:** Bash\n> Command: `ls`\n\nDone.\n## [1:01] User\n\n> **Tool:** Bash\n> pasted\n\nmine";
+    let t = parse(text);
+    assert_eq!(
+        t.turns[0].text,
+        "> **Tool:** Bash\n> Command: `ls`\n\nDone."
+    );
+    assert_eq!(t.turns[1].text, "mine");
+}
+
+#[test]
+fn a_fence_inside_a_tool_command_changes_nothing_after_it() {
+    // The command is cut at 77 characters: its code block is never closed.
+    let text = "## [1:00] Assistant\n\n> **Tool:** Bash\n> Command: `cat <<'EOF' > README.md\n```bash\nnpm i...`\n> ✓\n\nWritten.\n\n## [1:01] User\n\nI use pnpm, not npm.";
+    let t = parse(text);
+    assert_eq!(
+        t.turns,
+        vec![
+            turn(Role::Assistant, Some("1:00"), "Written."),
+            turn(Role::User, Some("1:01"), "I use pnpm, not npm."),
+        ]
+    );
+}
+
+#[test]
+fn a_title_memory_loop_escaped_its_way_is_read_line_by_line() {
+    let t = parse(APP_TOOLS);
+    assert_eq!(
+        t.meta,
+        Meta {
+            date: Some("2026-03-21".into()),
+            time: Some("21:40".into()),
+            session_id: Some("550e8400-e29b-41d4-a716-446655440000".into()),
+            title: Some(r#"Why does C:\Users\me\notes fail the regex \d+ "quoted"?"#.into()),
+        }
+    );
+    let why = t.meta_error.expect("not valid YAML: said why");
+    assert!(why.contains("malformed frontmatter at line 5"), "{why}");
+    let t = parse("---\ntitle: \"C:\\Temp\"\nsession: x\n---\nhi");
+    let why = t.meta_error.expect("said why");
+    assert!(why.ends_with("it has no date either"), "{why}");
+    assert_eq!(t.meta.title.as_deref(), Some(r"C:\Temp"));
 }

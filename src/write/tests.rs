@@ -309,6 +309,7 @@ fn only_vault_files_are_confined() {
         root: "/v".into(),
         content_root: "/v".into(),
         inbox: "00_Inbox".into(),
+        warnings: Vec::new(),
     }];
     let l = Layout {
         vaults: &vaults,

@@ -1,7 +1,8 @@
 //! Transcripts memloop cannot read (not UTF-8, binary) fail one by one, named in the report
 //! and on stderr; the rest of the run is committed. A bad file is reported once: while it
 //! stays as it is, the next runs skip it without failing again (exit 0), and once it
-//! changes, or with `--force`, it is read again.
+//! changes, or with `--force`, it is read again. An empty file is no failure: Memory Loop
+//! leaves them, and there is nothing in one to extract.
 
 use serde_json::json;
 
@@ -10,6 +11,7 @@ use crate::support::mock::Mock;
 use crate::support::{TestEnv, anthropic, bullets};
 
 const BAD: [&str; 2] = ["latin1.md", "binary.md"];
+const EMPTY: &str = "empty.md";
 
 fn add_bad_transcripts(env: &TestEnv) {
     env.add_transcript_bytes(
@@ -17,6 +19,7 @@ fn add_bad_transcripts(env: &TestEnv) {
         BAD[0],
         b"---\ndate: 2025-06-15\n---\n\n## [10:00] User\n\nremember: Goals | global | Caf\xE9 every day.\n",
     );
+    env.add_transcript_bytes("alpha", EMPTY, b"");
     env.add_transcript_bytes(
         "alpha",
         BAD[1],
@@ -34,7 +37,7 @@ fn unreadable_transcripts_fail_once_and_are_skipped_until_they_change() {
 
     assert_eq!(
         report["transcripts"],
-        json!({"found": 5, "unchanged": 0, "waiting": 0, "deferred": 0, "processed": 3, "failed": 2, "still_failing": 0})
+        json!({"found": 6, "unchanged": 0, "waiting": 0, "deferred": 0, "processed": 3, "failed": 2, "still_failing": 0, "empty": 1})
     );
     let failures = report["failures"].as_array().expect("failures array");
     assert_eq!(failures.len(), 2, "{report}");
@@ -64,7 +67,10 @@ fn unreadable_transcripts_fail_once_and_are_skipped_until_they_change() {
         .code(0);
     let stdout = String::from_utf8_lossy(&output.get_output().stdout);
     let stderr = String::from_utf8_lossy(&output.get_output().stderr);
-    assert!(!stderr.contains("failed"), "{stderr}");
+    assert!(
+        !stderr.contains("failed") && !stderr.contains(EMPTY),
+        "{stderr}"
+    );
     assert!(
         stdout.contains("2 still failing (skipped)") && stdout.contains("skipped: "),
         "{stdout}"
@@ -72,7 +78,7 @@ fn unreadable_transcripts_fail_once_and_are_skipped_until_they_change() {
     let report = env.extract(&mock, &[], 0);
     assert_eq!(
         report["transcripts"],
-        json!({"found": 5, "unchanged": 3, "waiting": 0, "deferred": 0, "processed": 0, "failed": 0, "still_failing": 2})
+        json!({"found": 6, "unchanged": 4, "waiting": 0, "deferred": 0, "processed": 0, "failed": 0, "still_failing": 2})
     );
     let skipped = report["still_failing"].as_array().expect("still_failing");
     assert!(

@@ -56,7 +56,10 @@ fn first_run_writes_memory_and_insights_from_every_vault() {
     );
     assert_eq!(report["provider"], "anthropic");
     assert_eq!(report["model"], "claude-haiku-4-5");
-    assert_eq!(report["prompt"], json!({"path": null, "custom": false}));
+    assert_eq!(
+        report["prompt"],
+        json!({"path": null, "custom": false, "source": "builtin"})
+    );
     assert_eq!(report["failures"], json!([]));
     assert_eq!(report["dry_run"], false);
 

@@ -171,3 +171,31 @@ fn the_insights_cap_counts_the_crlf_bytes_of_the_fence() {
         "beta's fact and alpha's (too long for the cap either way): {report}"
     );
 }
+
+#[test]
+fn markers_shown_in_a_code_example_are_not_the_fence() {
+    let env = TestEnv::with_fixtures();
+    let mock = Mock::start();
+    let alpha_path = env.claude_md("alpha");
+    // Docs about memloop: the markers, and a bullet, inside ``` and ~~~ examples.
+    let original = format!(
+        "{}\n## How the insights look\n\n```markdown\n{BEGIN}\n## Memory Loop Insights\n\n- An example insight.\n{END}\n```\n\n   ~~~~\n{BEGIN}\n{END}\n   ~~~~\n",
+        read(&alpha_path)
+    );
+    write_file(&alpha_path, original.as_bytes());
+
+    env.extract(&mock, &[], 0);
+
+    let after = read(&alpha_path);
+    assert!(
+        after.starts_with(&original),
+        "the examples are kept byte for byte:\n{after}"
+    );
+    let added = &after[original.len()..];
+    let block = insights_block(added).expect("the real block is appended after the examples");
+    assert_eq!(bullets(block), [LANTERNFISH]);
+
+    // The next run finds the real block again: nothing is appended twice.
+    env.extract(&mock, &["--force"], 0);
+    assert_eq!(read(&alpha_path), after);
+}

@@ -314,3 +314,34 @@ fn a_full_state_disk_commits_what_was_paid_for_and_stops_asking() {
         "every answer asked for was committed, and nothing more was asked: {report}"
     );
 }
+
+#[test]
+fn temp_files_a_killed_run_left_are_cleaned_up_by_the_next_run() {
+    let env = TestEnv::with_fixtures();
+    let mock = Mock::start();
+    env.extract(&mock, &[], 0);
+    let rules = env.memory_path().parent().expect("rules dir").to_path_buf();
+    let vault = env
+        .claude_md("alpha")
+        .parent()
+        .expect("vault")
+        .to_path_buf();
+    // What a SIGKILL between writing and renaming leaves (pid 4242 is long gone).
+    let left = [
+        rules.join(".memory.md.4242.0.tmp"),
+        rules.join(".memory.md.bak.4242.1.tmp"),
+        vault.join(".CLAUDE.md.4242.2.tmp"),
+    ];
+    for path in &left {
+        std::fs::write(path, "half a file").expect("write leftover");
+    }
+    let theirs = vault.join(".CLAUDE.md.swp");
+    std::fs::write(&theirs, "an editor's").expect("write swap file");
+
+    env.extract(&mock, &[], 0);
+
+    for path in &left {
+        assert!(!path.exists(), "{} was removed", path.display());
+    }
+    assert!(theirs.exists(), "other programs' files stay");
+}

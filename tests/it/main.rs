@@ -7,6 +7,7 @@
 #![allow(clippy::disallowed_methods)]
 
 mod bad_answers;
+mod bad_inputs;
 mod badfiles;
 mod budget;
 mod builtin;
@@ -27,10 +28,12 @@ mod grounding;
 mod injection;
 mod kill;
 mod known_facts;
+mod ledger_damage;
 mod legacy;
 mod llm_faults;
 mod lock;
 mod memory_edit;
+mod memory_loop_formats;
 mod memory_show;
 mod merge;
 mod openai;

@@ -39,7 +39,7 @@ fn a_custom_prompt_is_sent_reported_and_sets_the_categories() {
 
     assert_eq!(
         report["prompt"],
-        json!({"path": prompt.display().to_string(), "custom": true})
+        json!({"path": prompt.display().to_string(), "custom": true, "source": "override"})
     );
     let requests = mock.requests();
     assert_eq!(requests.len(), 1);

@@ -16,6 +16,12 @@ use crate::prompt::Prompt;
 /// The prompt's line: which file is in use and its categories, or why it cannot be used.
 pub(super) fn prompt(prompt: &Result<Prompt>) -> Check {
     match prompt {
+        Ok(Prompt {
+            notice: Some(notice),
+            ..
+        }) => Check::warn("prompt", notice.clone()).fix(
+            "fix it in Memory Loop's settings (or delete it), or write your own with `memloop prompt edit`",
+        ),
         Ok(p) => Check::ok(
             "prompt",
             format!("{}, categories: {}", p.describe(), p.categories.join(", ")),

@@ -14,7 +14,7 @@ use chrono::{DateTime, Local, TimeDelta};
 use super::{Check, Level, files, memory_loop, plural};
 use crate::config::Resolved;
 use crate::fsutil::{self, DAEMON_LOCK_FILE, LOCK_FILE};
-use crate::ledger::{Ledger, Notice};
+use crate::ledger::{Ledger, LedgerDamaged, Notice};
 use crate::report::Report;
 
 /// A run older than this while a service is installed means the service is not running it.
@@ -38,9 +38,15 @@ pub(super) fn check(cfg: &Resolved, ledger: &Result<Ledger>) -> Vec<Check> {
     let path = cfg.paths.ledger();
     let mut out = Vec::new();
     match ledger {
-        Err(e) => out.push(Check::error("ledger", format!("{e:#}")).fix(
-            "let this user read it; a damaged ledger can be moved aside (the next run starts a new one and extracts every transcript again)",
-        )),
+        Err(e) if e.downcast_ref::<LedgerDamaged>().is_some() => out.push(
+            Check::error("ledger", format!("{e:#}")).fix(
+                "run `memloop ledger rebuild` (the damaged file is kept beside the new one), or put back a copy of the ledger from a backup",
+            ),
+        ),
+        Err(e) => out.push(
+            Check::error("ledger", format!("{e:#}"))
+                .fix("let this user read and write it and its directory"),
+        ),
         Ok(_) if !path.exists() => out.push(Check::ok(
             "ledger",
             format!("ledger {} (created by the first run)", path.display()),

@@ -50,7 +50,14 @@ pub(super) fn check(
                     )
                     .fix("rename one of the two directories (a vault's name is its directory's name)"),
                 ),
-                None => vaults.push(v),
+                None => {
+                    for warning in &v.warnings {
+                        out.push(Check::warn("vault", warning.clone()).fix(
+                            "correct it, or save the vault's settings in Memory Loop, which rewrites the file",
+                        ));
+                    }
+                    vaults.push(v);
+                }
             },
             Err(e) => out.push(unusable(&e, &config.to_string())),
         }
@@ -121,7 +128,7 @@ fn unusable(e: &VaultError, config: &str) -> Check {
         VaultError::Missing { .. } | VaultError::NotADirectory { .. } => {
             format!("correct the path in vaults = [...] in {config}, or --vault")
         }
-        VaultError::Malformed { path, .. } | VaultError::InboxEscapes { path, .. } => {
+        VaultError::InboxEscapes { path, .. } => {
             format!("correct {} (Memory Loop's vault settings)", path.display())
         }
         VaultError::Unreadable { path, .. } => {
@@ -174,6 +181,14 @@ fn vault_line(v: &Vault, counts: &VaultCounts, problems: &[&scan::Problem]) -> C
             ),
         )
         .fix("a run reports them as failed and goes on; `memloop status` lists them"),
+        None if counts.still_failing > 0 => Check::warn(
+            "vault",
+            format!(
+                "{text}; {} skipped: they failed before and have not changed",
+                counts.still_failing
+            ),
+        )
+        .fix("`memloop status` says why; mend or replace them, or `memloop extract --force`"),
         None => Check::ok("vault", text),
     }
 }
@@ -233,6 +248,7 @@ mod tests {
             root: "/v/alpha".into(),
             content_root: "/v/alpha".into(),
             inbox: "00_Inbox".into(),
+            warnings: Vec::new(),
         }
     }
 
@@ -293,6 +309,18 @@ mod tests {
         assert_eq!(
             vault_line(&vault(), &VaultCounts::default(), &[&dir]).level,
             Level::Error
+        );
+        let skipped = VaultCounts {
+            found: 2,
+            still_failing: 1,
+            ..VaultCounts::default()
+        };
+        let line = vault_line(&vault(), &skipped, &[]);
+        assert_eq!(line.level, Level::Warn);
+        assert!(
+            line.message
+                .ends_with("1 skipped: they failed before and have not changed"),
+            "{line:?}"
         );
     }
 }
