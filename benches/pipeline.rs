@@ -9,9 +9,11 @@
 //! only that each run succeeded, and never reaches the network: every LLM call goes to
 //! 127.0.0.1.
 //!
-//! `cargo bench --bench pipeline` takes about three minutes on two cores. Without `--bench`
-//! (as `cargo test --all-targets` runs it) every corpus has 20 transcripts: a smoke test of
-//! the bench in seconds. `MEMLOOP_BENCH_TRANSCRIPTS=N` sets the builtin corpus size, and
+//! `cargo bench --bench pipeline` takes about four minutes on two cores (longer while other
+//! work runs: the first run over 10,000 transcripts is most of it). Without `--bench`
+//! (as `cargo test --all-targets` runs it) every corpus has 20 transcripts and the long one
+//! is 200 KB: a smoke test of the bench in seconds. `MEMLOOP_BENCH_TRANSCRIPTS=N` sets the
+//! builtin corpus size, and
 //! `MEMLOOP_BENCH_KEEP=1` keeps each sandbox (its path goes to stderr) so a run can be
 //! repeated by hand under a profiler.
 
@@ -42,10 +44,15 @@ use tempfile::TempDir;
 
 use mock::Mock;
 
-/// Vaults in every generated corpus.
+/// Vaults in the corpora sent to the mock.
 const VAULTS: usize = 10;
+/// Vaults in the builtin corpus (the issue-11 figures: 10,000 transcripts in 20 vaults).
+const BUILTIN_VAULTS: usize = 20;
 /// Transcripts in the builtin corpus unless `MEMLOOP_BENCH_TRANSCRIPTS` says otherwise.
-const BUILTIN_TRANSCRIPTS: usize = 2_000;
+const BUILTIN_TRANSCRIPTS: usize = 10_000;
+/// The one long transcript's size (a chat that went on for days), and in smoke mode.
+const LONG_BYTES: usize = 50_000_000;
+const SMOKE_LONG_BYTES: usize = 200_000;
 /// Transcripts sent to the mock LLM (the issue-3 figure).
 const LLM_TRANSCRIPTS: usize = 200;
 /// Corpus sizes when the binary runs without `--bench` (`cargo test --all-targets`): a
@@ -53,8 +60,9 @@ const LLM_TRANSCRIPTS: usize = 200;
 const SMOKE_TRANSCRIPTS: usize = 20;
 /// The mock's answer latency in the concurrency runs.
 const LATENCY: Duration = Duration::from_millis(100);
-/// Runs of the no-op extract whose median is reported.
-const NOOP_RUNS: usize = 5;
+/// Runs of the no-op extract (and of the `find` baseline beside it) whose median is
+/// reported.
+const NOOP_RUNS: usize = 9;
 const SEED: u64 = 0x6d65_6d6c_6f6f_7021;
 /// How far past the default 10-minute settle time the newest transcript is dated.
 const BACKDATE: Duration = Duration::from_secs(60 * 60);
@@ -76,7 +84,7 @@ fn main() -> Result<()> {
         } else {
             SMOKE_TRANSCRIPTS
         })
-        .max(VAULTS);
+        .max(BUILTIN_VAULTS);
     let llm_n = if full {
         LLM_TRANSCRIPTS
     } else {
@@ -93,7 +101,7 @@ fn main() -> Result<()> {
     let corpus = generate(
         &sandbox.vaults(),
         &Spec {
-            vaults: VAULTS,
+            vaults: BUILTIN_VAULTS,
             transcripts: builtin_n,
             seed: SEED,
             remember_lines: false,
@@ -108,11 +116,19 @@ fn main() -> Result<()> {
         |out| builtin_figures(out, &sandbox),
     )?;
     drop(sandbox);
+    let long = if full { LONG_BYTES } else { SMOKE_LONG_BYTES };
+    emit(
+        &format!(
+            "3. one transcript of {:.1} MB, builtin provider",
+            long as f64 / 1e6
+        ),
+        |out| long_figures(out, long),
+    )?;
 
     let mut trimmed = None;
     emit(
         &format!(
-            "3. {llm_n} transcripts against the mock (Anthropic format), {} ms latency",
+            "4. {llm_n} transcripts against the mock (Anthropic format), {} ms latency",
             LATENCY.as_millis()
         ),
         |out| {
@@ -121,7 +137,7 @@ fn main() -> Result<()> {
         },
     )?;
     emit(
-        "4. noise trimming: characters that reach the model",
+        "5. noise trimming: characters that reach the model",
         |out| {
             let sample = sample_trimming()?;
             trimming_table(
@@ -155,21 +171,34 @@ fn builtin_figures(out: &mut String, sandbox: &Sandbox) -> Result<()> {
     let count = |status: &str| facts.iter().filter(|f| f["status"] == status).count();
     let memory = file_len(&sandbox.home().join(".claude/rules/memory.md"));
     let ledger = dir_len_matching(&sandbox.state_dir(), "ledger.sqlite3");
-    let insights: u64 = (0..VAULTS)
+    let insights: u64 = (0..BUILTIN_VAULTS)
         .map(|v| file_len(&sandbox.vaults().join(vault_name(v)).join("CLAUDE.md")))
         .sum();
 
-    let mut noop = Vec::with_capacity(NOOP_RUNS);
-    let mut noop_rss = 0;
-    for _ in 0..NOOP_RUNS {
+    let noop_rss = {
         let run = sandbox.extract(&[], &[])?;
         if run.report["transcripts"]["processed"] != 0 {
             bail!("the no-op run processed transcripts: {}", run.report);
         }
-        noop_rss = noop_rss.max(run.peak_rss_kb);
-        noop.push(run.wall);
+        run.peak_rss_kb
+    };
+    // Wall times by a blocking wait (the polling of `measure` would add up to a poll
+    // interval), each no-op run beside a `find` over the same files, so both see the same
+    // load and the same warm cache.
+    let mut noop = Vec::with_capacity(NOOP_RUNS);
+    let mut walk = Vec::with_capacity(NOOP_RUNS);
+    for _ in 0..NOOP_RUNS {
+        let mut cmd = sandbox.command(&["extract", "-q"], &[]);
+        noop.push(wall_of(&mut cmd)?);
+        walk.push(wall_of(&mut stat_walk(&sandbox.vaults())).ok());
     }
     noop.sort();
+    let walk: Option<Vec<Duration>> = walk.into_iter().collect();
+    let walk = walk.map(|mut w| {
+        w.sort();
+        w
+    });
+    let median = |d: &[Duration]| d[d.len() / 2];
     let force = sandbox.extract(&["--force"], &[])?;
 
     let rows = [
@@ -214,10 +243,25 @@ fn builtin_figures(out: &mut String, sandbox: &Sandbox) -> Result<()> {
             format!("no-op run: wall, median of {NOOP_RUNS}"),
             format!(
                 "{} (min {}, max {}; peak RSS {} MiB)",
-                secs(noop[noop.len() / 2]),
+                secs(median(&noop)),
                 secs(noop[0]),
                 secs(noop[noop.len() - 1]),
                 mib(noop_rss)
+            ),
+        ),
+        (
+            format!("`{STAT_WALK}`: wall, median of {NOOP_RUNS}"),
+            walk.as_ref().map_or_else(
+                || "- (find is not there, or has no -printf)".to_owned(),
+                |w| {
+                    format!(
+                        "{} (min {}, max {}); the no-op run takes {:.1}x as long",
+                        secs(median(w)),
+                        secs(w[0]),
+                        secs(w[w.len() - 1]),
+                        median(&noop).as_secs_f64() / median(w).as_secs_f64()
+                    )
+                },
             ),
         ),
         ("--force run: wall (cpu)".to_owned(), timing(&force)),
@@ -232,6 +276,62 @@ fn builtin_figures(out: &mut String, sandbox: &Sandbox) -> Result<()> {
     ];
     table(out, &["figure", "value"], &rows.map(|(a, b)| vec![a, b]));
     Ok(())
+}
+
+/// The first run over one long transcript: how much memory one big file costs.
+fn long_figures(out: &mut String, bytes: usize) -> Result<()> {
+    let sandbox = Sandbox::new()?;
+    let size = corpus::generate_long(&sandbox.vaults(), bytes, SEED ^ 0x50)?;
+    let run = sandbox.extract(&[], &[])?;
+    if run.report["transcripts"]["processed"] != 1 {
+        bail!("the long transcript was not processed: {}", run.report);
+    }
+    let rows = [
+        vec![
+            "transcript".to_owned(),
+            format!("{size} bytes ({:.1} MiB)", size as f64 / 1_048_576.0),
+        ],
+        vec!["first run: wall (cpu)".to_owned(), timing(&run)],
+        vec![
+            "first run: peak RSS".to_owned(),
+            format!(
+                "{} MiB ({:.1}x the file)",
+                mib(run.peak_rss_kb),
+                run.peak_rss_kb as f64 * 1024.0 / size as f64
+            ),
+        ],
+    ];
+    table(out, &["figure", "value"], &rows);
+    Ok(())
+}
+
+/// The baseline for the no-op run: a bare stat of every file under the vaults.
+const STAT_WALK: &str = "find VAULTS_DIR -name '*.md' -printf '%s %T@\\n'";
+
+/// [`STAT_WALK`] as a command, its output thrown away.
+fn stat_walk(vaults: &Path) -> Command {
+    let mut cmd = Command::new("find");
+    cmd.arg(vaults)
+        .args(["-name", "*.md", "-printf", "%s %T@\\n"])
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null());
+    cmd
+}
+
+/// The wall time of `cmd` from spawn to exit; fails unless it exits 0.
+fn wall_of(cmd: &mut Command) -> Result<Duration> {
+    let started = Instant::now();
+    let status = cmd
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .context("could not start the command")?;
+    let wall = started.elapsed();
+    if !status.success() {
+        bail!("{cmd:?} exited with {status}");
+    }
+    Ok(wall)
 }
 
 /// Runs the LLM corpus at concurrency 1, 4 and 8; returns the trimming figures of the

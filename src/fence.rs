@@ -8,6 +8,7 @@
 //! not the fence: docs about memloop show the markers. This module does not read or write
 //! files and does not render the block's content (see `render`).
 
+use std::borrow::Cow;
 use std::ops::Range;
 
 /// The line that opens memloop's block in a `CLAUDE.md`.
@@ -244,8 +245,13 @@ fn append(doc: &[u8], block: &str) -> Vec<u8> {
 ///
 /// Matches markers anywhere, not only as whole lines, because transcripts quote files inside
 /// blockquotes and tool output; memloop's own output must never be extracted again.
+/// Text without a marker (nearly every transcript) comes back borrowed, not copied: a
+/// 50 MB chat is not held twice over.
 #[must_use]
-pub fn strip(text: &str) -> String {
+pub fn strip(text: &str) -> Cow<'_, str> {
+    if !text.contains(BEGIN) {
+        return Cow::Borrowed(text);
+    }
     let mut out = String::with_capacity(text.len());
     let mut rest = text;
     while let Some(start) = rest.find(BEGIN) {
@@ -253,7 +259,7 @@ pub fn strip(text: &str) -> String {
         let after = &rest[start + BEGIN.len()..];
         let Some(end) = after.find(END) else {
             out.push_str(&rest[start..]);
-            return out;
+            return Cow::Owned(out);
         };
         rest = &after[end + END.len()..];
         // A fence that filled whole lines should not leave an empty line behind.
@@ -265,7 +271,7 @@ pub fn strip(text: &str) -> String {
         }
     }
     out.push_str(rest);
-    out
+    Cow::Owned(out)
 }
 
 /// Byte ranges of each line, line ending included.

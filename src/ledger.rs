@@ -36,6 +36,15 @@ pub struct TranscriptRow {
     pub fact_count: i64,
 }
 
+/// What a scan needs of a processed transcript's row to call it unchanged.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct KnownStamp {
+    pub size: i64,
+    pub mtime_ns: i64,
+    /// Processed with a prompt other than the one in use.
+    pub other_prompt: bool,
+}
+
 /// Where a fact came from.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 pub struct Source {
@@ -206,6 +215,47 @@ impl Ledger {
         self.query_transcript("path = ?1", path)
     }
 
+    /// The size and mtime of every transcript row directly in one of `dirs` (spelled as
+    /// the rows spell paths), one map a directory, by file name: what a scan compares its
+    /// files with. `other_prompt` judges each row's prompt hash.
+    ///
+    /// One pass over the table, in the table's order: a query a file (or a directory, by
+    /// the path index) visits the table's pages in path order, which is not the order the
+    /// rows were written in, and rereads each page many times over once the ledger
+    /// outgrows SQLite's page cache.
+    pub fn transcript_stamps(
+        &self,
+        dirs: &[String],
+        other_prompt: impl Fn(&str) -> bool,
+    ) -> Result<Vec<std::collections::HashMap<String, KnownStamp>>> {
+        let index: std::collections::HashMap<&str, usize> = dirs
+            .iter()
+            .enumerate()
+            .map(|(i, d)| (d.as_str(), i))
+            .collect();
+        let mut out = vec![std::collections::HashMap::new(); dirs.len()];
+        let mut stmt = self
+            .conn
+            .prepare_cached("SELECT path, size, mtime_ns, prompt_hash FROM transcripts")?;
+        let mut rows = stmt.query([])?;
+        while let Some(r) = rows.next()? {
+            let path = r.get_ref(0)?.as_str()?;
+            let Some((dir, name)) = path.rsplit_once('/') else {
+                continue;
+            };
+            let Some(&i) = index.get(dir) else {
+                continue;
+            };
+            let stamp = KnownStamp {
+                size: r.get(1)?,
+                mtime_ns: r.get(2)?,
+                other_prompt: other_prompt(r.get_ref(3)?.as_str()?),
+            };
+            out[i].insert(name.to_owned(), stamp);
+        }
+        Ok(out)
+    }
+
     /// The row of an already processed transcript with these exact bytes, wherever it was.
     pub fn transcript_by_checksum(&self, sha256: &str) -> Result<Option<TranscriptRow>> {
         self.query_transcript("sha256 = ?1 ORDER BY processed_at LIMIT 1", sha256)
@@ -323,6 +373,26 @@ impl Ledger {
             "status = 'active' OR (status = 'archived' AND archived_reason = 'cap')",
             [],
         )
+    }
+
+    /// Rows this connection has inserted, updated or deleted so far: unchanged, nothing it
+    /// read before has changed (the run lock keeps other writers out).
+    #[must_use]
+    pub fn changes(&self) -> u64 {
+        self.conn.total_changes()
+    }
+
+    /// The [`Ledger::renderable_facts`] a file may show: the global ones for memory.md
+    /// (`vault` `None`), those filed under a vault for its insights. Reading every fact
+    /// for each file, twice a run and after each transcript, cost more than the rest of a
+    /// run with nothing new, and most of a long first run.
+    pub fn renderable_facts_in(&self, vault: Option<&str>) -> Result<Vec<Fact>> {
+        const RENDERABLE: &str =
+            "(status = 'active' OR (status = 'archived' AND archived_reason = 'cap'))";
+        match vault {
+            None => self.query_facts(&format!("{RENDERABLE} AND scope = 'global'"), []),
+            Some(vault) => self.query_facts(&format!("{RENDERABLE} AND vault = ?1"), [vault]),
+        }
     }
 
     /// One fact by id.
@@ -1007,6 +1077,51 @@ mod tests {
             source: s,
         })
         .unwrap()
+    }
+
+    #[test]
+    fn transcript_stamps_are_the_rows_directly_in_each_directory_by_file_name() {
+        let l = ledger();
+        let row = |path: &str, size: i64, prompt: &str| TranscriptRow {
+            path: path.into(),
+            vault: "v".into(),
+            size,
+            mtime_ns: 7,
+            sha256: format!("sha of {path}"),
+            prompt_hash: prompt.into(),
+            model: "m".into(),
+            processed_at: "2025-06-01T00:00:00+00:00".into(),
+            fact_count: 0,
+        };
+        for r in [
+            row("/v/a/chats/one.md", 1, "p1"),
+            row("/v/a/chats/two.md", 2, "p2"),
+            row("/v/a/chats/old/three.md", 3, "p1"),
+            row("/v/a/chats2/four.md", 4, "p1"),
+            row("/v/b/chats/five.md", 5, ""),
+            row("/v/c/chats/six.md", 6, "p2"),
+        ] {
+            l.mark_transcript(&r).unwrap();
+        }
+        let dirs = ["/v/a/chats".to_owned(), "/v/b/chats".to_owned()];
+
+        let found = l.transcript_stamps(&dirs, |p| p == "p2").unwrap();
+
+        let names = |i: usize| {
+            let mut n: Vec<_> = found[i]
+                .iter()
+                .map(|(k, v)| (k.clone(), v.size, v.other_prompt))
+                .collect();
+            n.sort();
+            n
+        };
+        assert_eq!(
+            names(0),
+            [("one.md".into(), 1, false), ("two.md".into(), 2, true)],
+            "not a subdirectory's rows, nor a sibling directory's that starts alike"
+        );
+        assert_eq!(names(1), [("five.md".into(), 5, false)]);
+        assert_eq!(found[0]["one.md"].mtime_ns, 7);
     }
 
     #[test]

@@ -23,6 +23,7 @@ use crate::engine::Engine;
 use crate::error;
 use crate::executor::{self, Answering, Flow, Work};
 use crate::fact::{Scope, Status};
+use crate::fsutil;
 use crate::ground::Grounds;
 use crate::ledger::{AnswerKey, FailedInput, Source, TranscriptRow};
 use crate::llm::{self, ExtractRequest, Extraction, LlmError, Provider};
@@ -74,6 +75,14 @@ pub struct Job {
     grounds: std::cell::OnceCell<Grounds>,
 }
 
+/// What [`Run::requests`] made of a transcript.
+enum Prepared {
+    /// The requests, and what the cap left out, if it did.
+    Ready(Vec<ExtractRequest>, Option<String>),
+    /// The file is not the one scanned any more, or is gone.
+    Changed,
+}
+
 /// Runs one extraction over the configured vaults.
 ///
 /// An error before anything was read (configuration, the lock) is `Err`. Once the run has
@@ -109,7 +118,12 @@ pub async fn run(
     run.report.stopped = stopped.as_ref().map(|e| format!("{e:#}"));
     // The transcripts are committed; a file that cannot be written now is reported with
     // them rather than losing the report.
-    run.engine.sync_or_report(&mut run.report, &run.now);
+    // Nothing reached the ledger since the files were brought in step before extracting
+    // (no answer, no hand edit read back, no file left busy): they are in step already,
+    // and rendering every file again was most of a run with nothing new.
+    if run.touched_facts || run.report.edits.any() || !run.engine.writer.busy().is_empty() {
+        run.engine.sync_or_report(&mut run.report, &run.now);
+    }
     run.finish(started)?;
     Ok((run.report, stopped))
 }
@@ -186,6 +200,8 @@ struct Run<'a> {
     provider: Option<Arc<Provider>>,
     /// Why the run stopped asking: a provider that cannot serve any transcript.
     halt: Option<Halt>,
+    /// An answer was merged into the ledger (or tried to be): the files may be behind.
+    touched_facts: bool,
 }
 
 /// What stops a run before its end.
@@ -233,6 +249,7 @@ impl<'a> Run<'a> {
             now,
             provider: None,
             halt: None,
+            touched_facts: false,
         }
     }
 
@@ -403,15 +420,34 @@ impl<'a> Run<'a> {
         self.progress.advance(path, false);
     }
 
-    /// Builds the requests for one transcript: parse, cap, redact, chunk. With them, what
-    /// the cap left out, if it did.
-    fn requests(&self, job: &Job) -> Result<(Vec<ExtractRequest>, Option<String>), String> {
-        let decoded = transcript::decode(&job.file.bytes).map_err(|e| e.to_string())?;
+    /// Builds the requests for one transcript: read, parse, cap, redact, chunk. With them,
+    /// what the cap left out, if it did.
+    fn requests(&self, job: &Job) -> Result<Prepared, String> {
+        let root = &self.engine.vaults[job.file.vault].root;
+        let (bytes, meta) = match fsutil::read_within_stat(root, &job.file.path) {
+            Ok(read) => read,
+            // Removed (or renamed) since the scan: the next run sees where it went.
+            Err(fsutil::Confined::Io(e)) if e.kind() == std::io::ErrorKind::NotFound => {
+                return Ok(Prepared::Changed);
+            }
+            Err(fsutil::Confined::Refused(refusal)) => return Err(format!("not read: {refusal}")),
+            Err(fsutil::Confined::Io(e)) => return Err(format!("could not read transcript: {e}")),
+        };
+        // Written to since the scan: these are not the bytes the scan's checksum vouches
+        // for. The next run sees the file anew.
+        if !job.file.is_still(&meta) {
+            return Ok(Prepared::Changed);
+        }
+        let decoded = transcript::decode(&bytes).map_err(|e| e.to_string())?;
         let path = job.file.path.display();
         if decoded.nuls > 0 {
             tracing::info!(transcript = %path, "removed {} NUL characters", decoded.nuls);
         }
         let mut t = transcript::parse(&decoded.text);
+        // The turns own their text: the file's bytes go before the cap, redaction and
+        // chunking make their copies.
+        drop(decoded);
+        drop(bytes);
         let cap = self.engine.cfg.config.llm.max_transcript_tokens;
         let skipped = transcript::limit(&mut t.turns, cap).map(|l| {
             format!(
@@ -459,6 +495,7 @@ impl<'a> Run<'a> {
         let store = &self.engine.store;
         let known: Vec<String> = store
             .index()
+            .map_err(|e| format!("{e:#}"))?
             .related(&whole, wanted)
             .into_iter()
             .filter_map(|id| store.ledger.fact(id).ok().flatten())
@@ -496,7 +533,7 @@ impl<'a> Run<'a> {
             .collect();
         let _ = job.date.set(date);
         let _ = job.grounds.set(Grounds::new(&t.turns));
-        Ok((requests, skipped))
+        Ok(Prepared::Ready(requests, skipped))
     }
 
     /// Extracts every job through the executor; returns why the run stopped early, if it did.
@@ -542,6 +579,7 @@ impl<'a> Run<'a> {
 
     /// Merges one transcript's facts, writes the files they change, then marks it done.
     fn commit(&mut self, job: &Job, extraction: Extraction) -> Result<()> {
+        self.touched_facts = true;
         self.report.tokens.input += extraction.usage.input_tokens;
         self.report.tokens.output += extraction.usage.output_tokens;
         let source = Source {
@@ -643,7 +681,17 @@ impl Work for Run<'_> {
             return None;
         }
         match self.requests(job) {
-            Ok((requests, skipped)) => {
+            // Not failed, not extracted: it waits for the next run (counted as deferred).
+            Ok(Prepared::Changed) => {
+                let notice = format!(
+                    "{}: changed or removed since the scan; it waits for the next run",
+                    job.file.path.display()
+                );
+                self.progress.warn(&notice);
+                self.report.notices.push(notice);
+                None
+            }
+            Ok(Prepared::Ready(requests, skipped)) => {
                 if let Some(skipped) = skipped {
                     let notice = format!("{}: {skipped}", job.file.path.display());
                     self.progress.warn(&notice);
@@ -1025,6 +1073,59 @@ mod driven {
         assert!(report.interrupted);
         assert_eq!(report.transcripts.deferred, 3, "{report:?}");
         assert_eq!(error::kind_of(&stopped.unwrap()), error::Kind::Terminated);
+    }
+
+    /// Appends to a transcript when extraction begins: after the scan, before the file
+    /// is read again to be extracted.
+    struct WritesOnBegin(PathBuf);
+
+    impl Progress for WritesOnBegin {
+        fn warn(&self, _: &str) {}
+        fn begin(&self, _: usize) {
+            use std::io::Write;
+            let mut f = std::fs::OpenOptions::new()
+                .append(true)
+                .open(&self.0)
+                .unwrap();
+            f.write_all(b"\n## [09:05] User\n\nI also live in Braga.\n")
+                .unwrap();
+        }
+        fn advance(&self, _: &Path, _: bool) {}
+        fn finish(&self) {}
+    }
+
+    #[test]
+    fn a_transcript_written_to_after_the_scan_waits_for_the_next_run() {
+        let dir = tempfile::tempdir().unwrap();
+        let cfg = setup(dir.path());
+        let later = chrono::Local::now() + chrono::Duration::days(1);
+        let chats = dir.path().join("vaults/gamma/00_Inbox/chats");
+        let touched = chats.join("2025-06-01-t.md");
+        let never = std::future::pending::<error::Kind>;
+
+        let (report, stopped) = block_on(run(
+            &cfg,
+            &Options::default(),
+            &WritesOnBegin(touched.clone()),
+            never(),
+            later,
+        ))
+        .unwrap();
+
+        assert!(stopped.is_none());
+        let t = &report.transcripts;
+        assert_eq!((t.processed, t.deferred, t.failed), (2, 1, 0), "{report:?}");
+        assert!(
+            report
+                .notices
+                .iter()
+                .any(|n| n.contains("2025-06-01-t.md: changed or removed since the scan")),
+            "{:?}",
+            report.notices
+        );
+        let (next, _) = block_on(run(&cfg, &Options::default(), &Quiet, never(), later)).unwrap();
+        assert_eq!(next.transcripts.processed, 1, "{next:?}");
+        assert_eq!(next.transcripts.unchanged, 2, "{next:?}");
     }
 
     #[test]

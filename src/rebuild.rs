@@ -441,7 +441,7 @@ fn read_back(
         .filter(|f| f.scope == scope && (scope == Scope::Global || f.vault.as_deref() == vault))
         .collect();
     let steps = plan(
-        store.index(),
+        store.index()?,
         &facts,
         &bullets,
         recorded.as_deref(),

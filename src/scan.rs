@@ -9,6 +9,7 @@
 //! back as [`Update`]s for the caller to apply, so `status` can scan a read-only copy. It
 //! calls no LLM and parses nothing beyond checking that a file can be decoded.
 
+use std::collections::HashMap;
 use std::path::PathBuf;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
@@ -17,9 +18,9 @@ use serde::Serialize;
 use sha2::{Digest, Sha256};
 
 use crate::fsutil::{self, Confined};
-use crate::ledger::{Ledger, TranscriptRow};
+use crate::ledger::{KnownStamp, Ledger, TranscriptRow};
 use crate::transcript;
-use crate::vault::{self, Vault};
+use crate::vault::{self, Stamp, Vault};
 
 /// How to judge the transcripts found.
 #[derive(Debug, Clone, Copy)]
@@ -41,12 +42,13 @@ pub struct Rules<'a> {
 /// changed since (written, replaced, touched, made readable) is tried again.
 #[must_use]
 pub fn fingerprint(meta: &std::fs::Metadata) -> String {
-    let (size, mtime_ns) = stat_fields(meta);
-    #[cfg(unix)]
-    let mode = std::os::unix::fs::PermissionsExt::mode(&meta.permissions());
-    #[cfg(not(unix))]
-    let mode = u32::from(meta.permissions().readonly());
-    format!("{size}:{mtime_ns}:{mode:o}")
+    stamp_fingerprint(Stamp::of(meta))
+}
+
+/// [`fingerprint`] of a file as it was listed.
+fn stamp_fingerprint(stamp: Stamp) -> String {
+    let (size, mtime_ns) = stamp_numbers(stamp);
+    format!("{size}:{mtime_ns}:{:o}", stamp.mode)
 }
 
 /// The fingerprint of a path as it is now (not followed if a link), or `None` when even
@@ -86,15 +88,14 @@ pub fn answer_key(prompt_hash: &str, model: &str) -> String {
 
 /// A transcript's size and mtime as the ledger keeps them.
 fn stat_fields(meta: &std::fs::Metadata) -> (i64, i64) {
-    let mtime = meta.modified().unwrap_or(UNIX_EPOCH);
-    let size = i64::try_from(meta.len()).unwrap_or(i64::MAX);
-    let mtime_ns = mtime
-        .duration_since(UNIX_EPOCH)
-        .map_or(0, |d| i64::try_from(d.as_nanos()).unwrap_or(i64::MAX));
-    (size, mtime_ns)
+    stamp_numbers(Stamp::of(meta))
 }
 
-/// A transcript new or changed since the ledger, read and ready to extract.
+/// A transcript new or changed since the ledger, ready to extract.
+///
+/// Its bytes are not kept: a first run over thousands of transcripts would hold them all
+/// at once. The pipeline reads each again when its turn comes and checks that its size
+/// and mtime are still these ([`Changed::is_still`]).
 #[derive(Debug, Clone)]
 pub struct Changed {
     /// Index of its vault in the scanned slice.
@@ -103,9 +104,8 @@ pub struct Changed {
     pub size: i64,
     pub mtime_ns: i64,
     pub sha256: String,
-    /// What it was when it was read (`fingerprint`), for keeping a failure under.
+    /// What it was when it was listed (`fingerprint`), for keeping a failure under.
     pub fingerprint: String,
-    pub bytes: Vec<u8>,
     /// The ledger has a row for this path (its bytes changed since); `false`: new.
     pub known: bool,
 }
@@ -213,7 +213,12 @@ pub fn scan(vaults: &[Vault], ledger: &Ledger, rules: &Rules<'_>) -> Result<Scan
         ..Scan::default()
     };
     let failed = Failed::load(ledger, rules)?;
-    for (vi, v) in vaults.iter().enumerate() {
+    let dirs: Vec<String> = vaults
+        .iter()
+        .map(|v| v.chats_dir().display().to_string())
+        .collect();
+    let known = ledger.transcript_stamps(&dirs, |hash| another_prompt(hash, rules))?;
+    for ((vi, v), known) in vaults.iter().enumerate().zip(&known) {
         let chats = match vault::chats(v) {
             Ok(c) => c,
             Err(e) => {
@@ -254,10 +259,10 @@ pub fn scan(vaults: &[Vault], ledger: &Ledger, rules: &Rules<'_>) -> Result<Scan
                 fingerprint,
             });
         }
-        for path in chats.transcripts {
+        for (path, stamp) in chats.transcripts.into_iter().zip(chats.stamps) {
             let counts = &mut out.vaults[vi];
             counts.found += 1;
-            match look(vi, v, &path, ledger, rules, &failed)? {
+            match look(vi, v, (&path, stamp), known, ledger, rules, &failed)? {
                 Seen::Settling => counts.settling += 1,
                 Seen::StillFailing => {
                     counts.still_failing += 1;
@@ -322,6 +327,11 @@ impl Failed {
         Ok(Self(known))
     }
 
+    /// [`Failed::is_known`] for a file as it was listed; free when nothing failed.
+    fn is_known_stamp(&self, path: &std::path::Path, stamp: Stamp) -> bool {
+        !self.0.is_empty() && self.is_known(path, Some(&stamp_fingerprint(stamp)))
+    }
+
     /// Whether `path` failed before and is as it was then.
     fn is_known(&self, path: &std::path::Path, fingerprint: Option<&str>) -> bool {
         fingerprint.is_some_and(|fp| self.0.get(path).is_some_and(|known| known == fp))
@@ -347,29 +357,35 @@ enum Seen {
     },
 }
 
+/// Judges one listed transcript: `known` holds the ledger's stamps of its directory by
+/// file name, so a file that has not changed costs no query and no read.
 fn look(
     vi: usize,
     v: &Vault,
-    path: &std::path::Path,
+    (path, stamp): (&std::path::Path, Option<Stamp>),
+    known: &HashMap<String, KnownStamp>,
     ledger: &Ledger,
     rules: &Rules<'_>,
     known_failures: &Failed,
 ) -> Result<Seen> {
-    let key = path.display().to_string();
-    let meta = match fsutil::stat_within(&v.root, path) {
-        Ok(m) => m,
-        Err(e) => {
-            let fingerprint = fingerprint_of(path);
-            if known_failures.is_known(path, fingerprint.as_deref()) {
-                return Ok(Seen::StillFailing);
+    // Not stat'ed when listed (a link loop, no permission): once more, to say why.
+    let stamp = match stamp {
+        Some(stamp) => stamp,
+        None => match fsutil::stat_within(&v.root, path) {
+            Ok(meta) => Stamp::of(&meta),
+            Err(e) => {
+                let fingerprint = fingerprint_of(path);
+                if known_failures.is_known(path, fingerprint.as_deref()) {
+                    return Ok(Seen::StillFailing);
+                }
+                return Ok(Seen::Failed {
+                    error: read_error(e),
+                    fingerprint,
+                });
             }
-            return Ok(Seen::Failed {
-                error: read_error(e),
-                fingerprint,
-            });
-        }
+        },
     };
-    let mtime = meta.modified().unwrap_or(UNIX_EPOCH);
+    let mtime = stamp.modified;
     if !rules.force
         && rules
             .now
@@ -378,20 +394,39 @@ fn look(
     {
         return Ok(Seen::Settling);
     }
-    let (size, mtime_ns) = stat_fields(&meta);
-    let stamp = fingerprint(&meta);
-    if known_failures.is_known(path, Some(&stamp)) {
+    let (size, mtime_ns) = stamp_numbers(stamp);
+    if known_failures.is_known_stamp(path, stamp) {
         return Ok(Seen::StillFailing);
     }
+    // A name that is not UTF-8 has its row under its lossy spelling: not in `known`.
+    let listed = path
+        .file_name()
+        .and_then(|n| n.to_str())
+        .and_then(|n| known.get(n));
+    if !rules.force
+        && let Some(k) = listed
+        && k.size == size
+        && k.mtime_ns == mtime_ns
+    {
+        return Ok(Seen::Unchanged {
+            older: k.other_prompt,
+            update: None,
+        });
+    }
+    let key = path.display().to_string();
     let failed = |error: String| Seen::Failed {
         error,
-        fingerprint: Some(stamp.clone()),
+        fingerprint: Some(stamp_fingerprint(stamp)),
     };
     let unchanged = |row: &TranscriptRow, update: Option<Update>| Seen::Unchanged {
         older: processed_with_another_prompt(row, rules),
         update,
     };
-    let row = ledger.transcript(&key)?;
+    let row = if listed.is_some() || path.to_str().is_none() {
+        ledger.transcript(&key)?
+    } else {
+        None
+    };
     if !rules.force
         && let Some(row) = row
             .as_ref()
@@ -410,6 +445,8 @@ fn look(
         Err(e) => return Ok(failed(e.to_string())),
     };
     let sha256 = hex::encode(Sha256::digest(&bytes));
+    // Checked and hashed: let go, to be read again when its turn to be extracted comes.
+    drop(bytes);
     if !rules.force
         && let Some(row) = row.as_ref().filter(|r| r.sha256 == sha256)
     {
@@ -458,10 +495,28 @@ fn look(
         size,
         mtime_ns,
         sha256,
-        fingerprint: stamp,
-        bytes,
+        fingerprint: stamp_fingerprint(stamp),
         known: row.is_some(),
     }))
+}
+
+/// A stamp as the ledger records it: size and mtime in nanoseconds since the epoch.
+fn stamp_numbers(stamp: Stamp) -> (i64, i64) {
+    let size = i64::try_from(stamp.len).unwrap_or(i64::MAX);
+    let mtime_ns = stamp
+        .modified
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| i64::try_from(d.as_nanos()).unwrap_or(i64::MAX));
+    (size, mtime_ns)
+}
+
+impl Changed {
+    /// Whether the file read now (`meta` of what was read) is the one scanned: the same
+    /// size and mtime, the test the ledger itself trusts.
+    #[must_use]
+    pub fn is_still(&self, meta: &std::fs::Metadata) -> bool {
+        stat_fields(meta) == (self.size, self.mtime_ns)
+    }
 }
 
 fn read_error(e: Confined) -> String {
@@ -474,9 +529,13 @@ fn read_error(e: Confined) -> String {
 /// Whether `row` was processed with a prompt other than the one in use. Rows imported from
 /// Memory Loop carry no prompt hash: what prompt they saw is unknown, so they do not count.
 fn processed_with_another_prompt(row: &TranscriptRow, rules: &Rules<'_>) -> bool {
+    another_prompt(&row.prompt_hash, rules)
+}
+
+fn another_prompt(prompt_hash: &str, rules: &Rules<'_>) -> bool {
     rules
         .prompt_hash
-        .is_some_and(|h| !row.prompt_hash.is_empty() && row.prompt_hash != h)
+        .is_some_and(|h| !prompt_hash.is_empty() && prompt_hash != h)
 }
 
 /// Records in the ledger what a scan found on the way.

@@ -20,7 +20,9 @@ use crate::report::{EditCounts, FactCounts, RebuildCounts};
 /// The ledger and an index of every fact it knows, whatever its status.
 pub struct Store {
     pub ledger: Ledger,
-    index: FactIndex,
+    /// Built from the ledger when first needed: a run with nothing new, or a command that
+    /// only renders, never pays for indexing thousands of facts.
+    index: std::cell::OnceCell<FactIndex>,
 }
 
 /// What an extractor's answer is merged with.
@@ -47,28 +49,40 @@ pub struct Decided {
 }
 
 impl Store {
-    /// Indexes every fact of `ledger`.
+    /// The store of `ledger`; its facts are indexed when first needed.
     pub fn new(ledger: Ledger) -> Result<Self> {
-        let index = index_of(&ledger)?;
-        Ok(Self { ledger, index })
+        Ok(Self {
+            ledger,
+            index: std::cell::OnceCell::new(),
+        })
     }
 
     /// The index, for ranking known facts against a transcript.
-    pub fn index(&self) -> &FactIndex {
-        &self.index
+    ///
+    /// # Errors
+    ///
+    /// The ledger's facts could not be read to build it.
+    pub fn index(&self) -> Result<&FactIndex> {
+        if let Some(index) = self.index.get() {
+            return Ok(index);
+        }
+        let built = index_of(&self.ledger)?;
+        Ok(self.index.get_or_init(|| built))
     }
 
     /// Runs `f` on the ledger in one transaction with the index; when it fails, the ledger
-    /// rolls back and the index is rebuilt from it.
+    /// rolls back and the index is built again from it when next needed.
     fn transaction<T>(
         &mut self,
         f: impl FnOnce(&Ledger, &mut FactIndex) -> Result<T>,
     ) -> Result<T> {
-        let mut index = std::mem::take(&mut self.index);
+        let mut index = match self.index.take() {
+            Some(index) => index,
+            None => index_of(&self.ledger)?,
+        };
         let result = self.ledger.transaction(|l| f(l, &mut index));
-        self.index = index;
-        if result.is_err() {
-            self.index = index_of(&self.ledger)?;
+        if result.is_ok() {
+            self.index = std::cell::OnceCell::from(index);
         }
         result
     }
@@ -357,8 +371,10 @@ impl Store {
     /// so the text memloop recorded as written no longer holds them either.
     pub fn purge(&mut self, ids: &[i64]) -> Result<()> {
         self.ledger.purge(ids)?;
-        for &id in ids {
-            self.index.remove(id);
+        if let Some(index) = self.index.get_mut() {
+            for &id in ids {
+                index.remove(id);
+            }
         }
         self.ledger.compact()
     }

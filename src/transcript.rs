@@ -629,33 +629,35 @@ pub fn limit(turns: &mut Vec<Turn>, max_tokens: usize) -> Option<Limited> {
     if max_tokens == 0 {
         return None;
     }
-    let trimmed: Vec<String> = turns.iter().map(|t| trim_noise(&t.text)).collect();
-    let sizes: Vec<usize> = trimmed.iter().map(|t| estimate_tokens(t)).collect();
-    let total: usize = sizes.iter().sum();
-    if total <= max_tokens {
-        return None;
-    }
+    // One turn's trimmed text at a time, so a huge transcript is not held twice over; only
+    // the turn that crosses the limit keeps its trimmed text, to be cut.
+    let mut total = 0;
     let mut kept = 0;
-    let mut keep_turns = 0;
-    for (i, size) in sizes.iter().enumerate() {
-        if kept + size <= max_tokens {
-            kept += size;
-            keep_turns = i + 1;
-            continue;
+    let mut crossing: Option<(usize, String)> = None;
+    for (i, turn) in turns.iter().enumerate() {
+        let trimmed = trim_noise(&turn.text);
+        let size = estimate_tokens(&trimmed);
+        total += size;
+        if crossing.is_none() {
+            if kept + size <= max_tokens {
+                kept += size;
+            } else {
+                crossing = Some((i, trimmed));
+            }
         }
-        let room = (max_tokens - kept) * 4;
-        let text = &trimmed[i];
-        let cut = text
-            .char_indices()
-            .nth(room)
-            .map_or(text.len(), |(at, _)| at);
-        let cut = text[..cut].rfind('\n').filter(|&n| n > 0).unwrap_or(cut);
-        if cut > 0 {
-            turns[i].text = text[..cut].trim_end().to_owned();
-            kept += estimate_tokens(&turns[i].text);
-            keep_turns = i + 1;
-        }
-        break;
+    }
+    let (i, text) = crossing?;
+    let mut keep_turns = i;
+    let room = (max_tokens - kept) * 4;
+    let cut = text
+        .char_indices()
+        .nth(room)
+        .map_or(text.len(), |(at, _)| at);
+    let cut = text[..cut].rfind('\n').filter(|&n| n > 0).unwrap_or(cut);
+    if cut > 0 {
+        turns[i].text = text[..cut].trim_end().to_owned();
+        kept += estimate_tokens(&turns[i].text);
+        keep_turns = i + 1;
     }
     turns.truncate(keep_turns);
     Some(Limited { total, kept })

@@ -401,9 +401,39 @@ pub struct Chats {
     /// The transcripts: regular, non-hidden `*.md` files directly in the chats directory
     /// (symlinks to files inside the vault count), sorted by path.
     pub transcripts: Vec<PathBuf>,
+    /// Each transcript's size and mtime as listed, parallel to `transcripts`: the scan
+    /// compares them with the ledger without a second stat of every file. `None`: it could
+    /// not be looked at (a link loop, no permission), and the scan says why.
+    pub stamps: Vec<Option<Stamp>>,
     /// `*.md` entries that are not read, with why: links out of the vault, special files.
     /// Sorted by path.
     pub refused: Vec<(PathBuf, Refusal)>,
+}
+
+/// A listed transcript's size, modification time and permissions (of the file a link
+/// leads to): what the ledger and a kept failure's fingerprint compare.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Stamp {
+    pub len: u64,
+    pub modified: std::time::SystemTime,
+    /// The permission bits on Unix; elsewhere 1 for read-only, 0 otherwise.
+    pub mode: u32,
+}
+
+impl Stamp {
+    /// The stamp of what `meta` describes.
+    #[must_use]
+    pub fn of(meta: &fs::Metadata) -> Self {
+        #[cfg(unix)]
+        let mode = std::os::unix::fs::PermissionsExt::mode(&meta.permissions());
+        #[cfg(not(unix))]
+        let mode = u32::from(meta.permissions().readonly());
+        Self {
+            len: meta.len(),
+            modified: meta.modified().unwrap_or(std::time::UNIX_EPOCH),
+            mode,
+        }
+    }
 }
 
 /// Lists the vault's chats directory without opening a file in it.
@@ -420,9 +450,10 @@ pub fn chats(vault: &Vault) -> Result<Chats, VaultError> {
         vault.content_root.join(&vault.inbox),
         dir.clone(),
     ];
+    let mut real = PathBuf::new();
     for path in on_the_way {
         match fsutil::resolve_within(&vault.root, &path) {
-            Ok(_) => {}
+            Ok(r) => real = r,
             Err(Confined::Refused(refusal)) => return Err(VaultError::Refused { path, refusal }),
             Err(Confined::Io(reason)) => return Err(VaultError::Unreadable { path, reason }),
         }
@@ -436,16 +467,21 @@ pub fn chats(vault: &Vault) -> Result<Chats, VaultError> {
         Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(Chats::default()),
         Err(e) => return Err(unreadable(e)),
     };
+    let confined = fsutil::ConfinedDir::new(&real).map_err(unreadable)?;
+    let mut listed = Vec::new();
     let mut chats = Chats::default();
     for entry in entries {
         let entry = entry.map_err(unreadable)?;
-        let path = entry.path();
-        let is_md = path.extension().is_some_and(|ext| ext == "md");
-        if !is_md || is_hidden(&entry.file_name()) {
+        let name = entry.file_name();
+        // `*.md`, by the name's bytes: what `Path::extension` says of a name that is not
+        // hidden, without parsing a path for each of thousands of entries.
+        let is_md = name.as_encoded_bytes().ends_with(b".md");
+        if !is_md || is_hidden(&name) {
             continue;
         }
-        match fsutil::stat_within(&vault.root, &path) {
-            Ok(_) => chats.transcripts.push(path),
+        let path = entry.path();
+        match confined.stat(&vault.root, &entry) {
+            Ok(meta) => listed.push((name, path, Some(Stamp::of(&meta)))),
             Err(Confined::Refused(refusal)) => chats.refused.push((path, refusal)),
             // Directories and dangling links: not transcripts, as Memory Loop sees them.
             Err(Confined::Io(e))
@@ -454,10 +490,13 @@ pub fn chats(vault: &Vault) -> Result<Chats, VaultError> {
                     io::ErrorKind::NotFound | io::ErrorKind::IsADirectory
                 ) => {}
             // A link loop or a file that may not be looked at: the scan reports why.
-            Err(Confined::Io(_)) => chats.transcripts.push(path),
+            Err(Confined::Io(_)) => listed.push((name, path, None)),
         }
     }
-    chats.transcripts.sort();
+    // All in one directory: by file name, bytewise, which is the order of the paths, and
+    // far cheaper than comparing paths component by component.
+    listed.sort_unstable_by(|a, b| a.0.as_encoded_bytes().cmp(b.0.as_encoded_bytes()));
+    (chats.transcripts, chats.stamps) = listed.into_iter().map(|(_, p, s)| (p, s)).unzip();
     chats.refused.sort_by(|a, b| a.0.cmp(&b.0));
     Ok(chats)
 }
@@ -984,6 +1023,15 @@ mod tests {
         assert_eq!(
             found.transcripts,
             [chats.join("a.md"), chats.join("from-archive.md")]
+        );
+        // A link's stamp is its target's, as a scan compares it with the ledger.
+        let stamp = |p: &Path| Stamp::of(&fs::metadata(p).expect("stat"));
+        assert_eq!(
+            found.stamps,
+            [
+                Some(stamp(&chats.join("a.md"))),
+                Some(stamp(&vault.root.join("archive/old.md")))
+            ]
         );
         let refused: Vec<(String, String)> = found
             .refused

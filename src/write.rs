@@ -231,6 +231,11 @@ pub struct Writer {
     pub cap_binds: bool,
     /// Files left unwritten because they kept changing (a save landing at every try).
     busy: Vec<PathBuf>,
+    /// Every renderable fact, as read when the ledger's change count was this: a sync of
+    /// every file reads them once, not once a file, while nothing changes in between.
+    renderable: Option<(u64, Vec<Fact>)>,
+    /// Within [`Writer::sync_all`]: every file follows, so all facts are worth reading at once.
+    syncing_all: bool,
 }
 
 impl Writer {
@@ -251,10 +256,12 @@ impl Writer {
         report: &mut Report,
         now: &str,
     ) -> Result<()> {
-        for target in layout.targets() {
-            self.sync(store, layout, target, report, now)?;
-        }
-        Ok(())
+        self.syncing_all = true;
+        let synced = layout
+            .targets()
+            .try_for_each(|target| self.sync(store, layout, target, report, now));
+        self.syncing_all = false;
+        synced
     }
 
     /// Reads a target back (recording hand edits), renders it and writes it if it changed.
@@ -412,14 +419,7 @@ impl Writer {
                 shape = Some(edited.to_owned());
             }
             let (scope, vault) = layout.scope(target);
-            let facts: Vec<Fact> = store
-                .ledger
-                .renderable_facts()?
-                .into_iter()
-                .filter(|f| {
-                    f.scope == scope && (scope == Scope::Global || f.vault.as_deref() == vault)
-                })
-                .collect();
+            let facts = self.renderable(store, scope, vault)?;
             let plan = plan(target, &disk, shape.as_deref(), &recorded, &facts, layout)?;
             if let Target::Memory = target {
                 report.memory.bytes = if plan.write.is_some() || disk.bytes.is_some() {
@@ -435,6 +435,38 @@ impl Writer {
             tracing::info!(path = %path.display(), "changed while memloop was writing it: read again");
         }
         Err(Busy(path.display().to_string()).into())
+    }
+
+    /// The renderable facts a target shows: its scope's, and for a vault its own.
+    fn renderable(
+        &mut self,
+        store: &Store,
+        scope: Scope,
+        vault: Option<&str>,
+    ) -> Result<Vec<Fact>> {
+        let shown =
+            |f: &Fact| f.scope == scope && (scope == Scope::Global || f.vault.as_deref() == vault);
+        let at = store.ledger.changes();
+        if let Some((when, all)) = &self.renderable
+            && *when == at
+        {
+            return Ok(all.iter().filter(|f| shown(f)).cloned().collect());
+        }
+        if self.syncing_all && scope == Scope::Global {
+            // memory.md comes first in a sync of every file: read them all once for the
+            // vaults after it.
+            let all = store.ledger.renderable_facts()?;
+            let facts = all.iter().filter(|f| shown(f)).cloned().collect();
+            self.renderable = Some((at, all));
+            return Ok(facts);
+        }
+        let filed_under = if scope == Scope::Global { None } else { vault };
+        Ok(store
+            .ledger
+            .renderable_facts_in(filed_under)?
+            .into_iter()
+            .filter(shown)
+            .collect())
     }
 
     /// Records what changed in the file since memloop wrote it. A file memloop never wrote

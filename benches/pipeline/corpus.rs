@@ -99,7 +99,7 @@ pub fn generate(root: &Path, spec: &Spec) -> Result<Corpus> {
             .checked_add_days(Days::new((g / 5) as u64))
             .context("date overflow")?;
         let mut t = Writer::new(&mut rng, vault_name(v), spec.remember_lines);
-        let (name, text) = t.transcript(&date.format("%Y-%m-%d").to_string());
+        let (name, text) = t.transcript(&date.format("%Y-%m-%d").to_string(), 0);
         for (kind, bytes) in t.by_kind.iter().enumerate() {
             corpus.by_kind[kind] += bytes;
         }
@@ -115,7 +115,23 @@ pub fn generate(root: &Path, spec: &Spec) -> Result<Corpus> {
     Ok(corpus)
 }
 
-const VAULT_NAMES: [&str; 12] = [
+/// Writes one transcript of at least `bytes` bytes into a vault of its own under `root`
+/// (one chat that went on for days); returns its size.
+pub fn generate_long(root: &Path, bytes: usize, seed: u64) -> Result<u64> {
+    let mut rng = Rng::new(seed);
+    let vault = root.join(vault_name(0));
+    let chats = vault.join("00_Inbox/chats");
+    fs::create_dir_all(&chats)?;
+    fs::write(vault.join("CLAUDE.md"), "# Long\n\nOne very long chat.\n")?;
+    let mut t = Writer::new(&mut rng, vault_name(0), false);
+    let (name, text) = t.transcript("2024-03-01", bytes);
+    let path = chats.join(name);
+    fs::write(&path, &text)?;
+    backdate(&path, SystemTime::now() - BACKDATE)?;
+    Ok(text.len() as u64)
+}
+
+const VAULT_NAMES: [&str; 20] = [
     "lanternfish",
     "heron",
     "kestrel",
@@ -128,6 +144,14 @@ const VAULT_NAMES: [&str; 12] = [
     "puffin",
     "gannet",
     "shrike",
+    "avocet",
+    "bittern",
+    "curlew",
+    "dunlin",
+    "egret",
+    "fulmar",
+    "godwit",
+    "harrier",
 ];
 
 pub fn vault_name(v: usize) -> &'static str {
@@ -363,8 +387,8 @@ impl<'a> Writer<'a> {
         format!("{:02}:{:02}", 8 + self.minute / 60 % 14, self.minute % 60)
     }
 
-    /// The file name and text of one transcript dated `date`.
-    fn transcript(&mut self, date: &str) -> (String, String) {
+    /// The file name and text of one transcript dated `date`, of at least `long` bytes.
+    fn transcript(&mut self, date: &str, long: usize) -> (String, String) {
         self.minute = self.rng.range(0, 12 * 60);
         let session = format!(
             "{:08x}-{:04x}-4{:03x}-a{:03x}-{:012x}",
@@ -383,15 +407,17 @@ impl<'a> Writer<'a> {
             title.replace('"', "\\\"")
         );
         self.push(Kind::Structure, &front);
-        // Most chats are short; a few go on for an hour.
+        // Most chats are short; a few go on for an hour; a `long` one goes on and on.
         let exchanges = if self.rng.chance(10) {
             self.rng.range(10, 24)
         } else {
             self.rng.range(2, 8)
         };
-        for i in 0..exchanges {
+        let mut i = 0;
+        while i < exchanges || self.text.len() < long {
             self.user_turn(if i == 0 { Some(&first_ask) } else { None });
             self.assistant_turn();
+            i += 1;
         }
         let name = format!(
             "{date}-{}-{}.md",
