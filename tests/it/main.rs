@@ -14,6 +14,7 @@ mod chunking;
 mod claude_cli;
 mod completions;
 mod config;
+mod crash;
 mod curation;
 mod daemon;
 mod doctor;
