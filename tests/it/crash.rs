@@ -18,10 +18,23 @@ use crate::support::mock::Mock;
 use crate::support::{BEGIN, END, TestEnv, anthropic, bullets, set_age, transcript};
 
 /// Kills that hit a live run, at the least.
-const MIN_KILLS: usize = 55;
+const MIN_KILLS: usize = 50;
 /// Rounds at the most, whether or not their kill hit a live run.
 const MAX_ROUNDS: usize = 120;
 const SEED: u64 = 0x6d65_6d6c_6f6f_7033;
+/// A run still going after this long is killed whatever it was aimed at.
+const RUN_LIMIT: Duration = Duration::from_secs(10);
+
+/// When a round's kill comes.
+#[derive(Clone, Copy)]
+enum Aim {
+    /// This long after the start.
+    After(Duration),
+    /// This long after the run's `n`th request reached the mock.
+    Request(usize, Duration),
+    /// This long after the run's `n`th new file version was seen.
+    Write(usize, Duration),
+}
 
 /// Everything a transcript asks the mock to extract (see `support::mock::remembered`).
 const GLOBAL: [&str; 30] = [
@@ -76,8 +89,9 @@ const VAULT: [&str; 15] = [
 /// A later transcript restating an earlier fact (a reinforcement, merged, never a second
 /// bullet): (transcript, index into `GLOBAL`).
 const RESTATED: [(usize, usize); 4] = [(9, 2), (17, 5), (26, 11), (33, 0)];
-/// More transcripts than facts: the later ones restate earlier facts, so merges happen too.
-const TRANSCRIPTS: usize = 60;
+/// At most this many transcripts, one or two added each round: every run has work. More
+/// transcripts than facts: the later ones restate earlier facts, so merges happen too.
+const TRANSCRIPTS: usize = 120;
 const VAULTS: [&str; 2] = ["alpha", "beta"];
 
 /// What the user wrote in alpha's CLAUDE.md around the fence, which is there from the start.
@@ -232,7 +246,9 @@ fn check_whole(kind: Kind, path: &Path, bytes: &[u8]) {
 struct Versions(BTreeMap<PathBuf, BTreeSet<Vec<u8>>>);
 
 impl Versions {
-    fn observe(&mut self, files: &[(PathBuf, Kind)]) {
+    /// Reads each file once; returns how many new versions it saw.
+    fn observe(&mut self, files: &[(PathBuf, Kind)]) -> usize {
+        let mut new = 0;
         for (path, kind) in files {
             let Ok(bytes) = std::fs::read(path) else {
                 continue;
@@ -241,8 +257,10 @@ impl Versions {
             if !seen.contains(&bytes) {
                 check_whole(*kind, path, &bytes);
                 seen.insert(bytes);
+                new += 1;
             }
         }
+        new
     }
 
     fn count(&self) -> usize {
@@ -352,26 +370,47 @@ fn sigkill_at_random_moments_never_leaves_a_half_written_file_or_repeats_a_commi
     let mut kills = 0;
     let mut finished_runs = 0;
     let mut left_temp = BTreeSet::new();
-    // About how long a run takes here: kill moments spread up to it. It grows while the
-    // kills keep landing early and is set by each run that finishes first, so the moments
-    // cover the whole run however fast the machine is.
+    // About how long a run takes here: timed kills spread up to it. It grows while they
+    // keep landing before the end and is set by each run that finishes first, so the
+    // moments cover the whole run however fast the machine is.
     let mut span = Duration::from_millis(200);
     // Transcripts committed so far: none of them may be asked for again.
     let mut done: BTreeSet<usize> = BTreeSet::new();
     let mut kill_moments = Vec::new();
+    // Where the kills landed: before the run's first request, after it had written a file.
+    let (mut before_requests, mut after_writes) = (0, 0);
 
     let mut round = 0;
-    while (kills < MIN_KILLS || added < TRANSCRIPTS) && round < MAX_ROUNDS {
+    while kills < MIN_KILLS && round < MAX_ROUNDS {
         round += 1;
-        for _ in 0..rng.range(0, 2) {
+        for _ in 0..rng.range(1, 2) {
             if added < TRANSCRIPTS {
                 add(&env, added);
                 added += 1;
             }
         }
-        mock.set_latency(Duration::from_millis(rng.range(0, 40)));
+        let latency = rng.range(0, 30);
+        // What this run has to do: what was added and is not committed yet.
+        let pending = (added - done.len()) as u64;
+        mock.set_latency(Duration::from_millis(latency));
         let from = mock.count();
-        let delay = Duration::from_millis(rng.range(2, span.as_millis() as u64 + 20));
+        let versions_before = versions.count();
+        let aim = match rng.range(0, 7) {
+            // At the start: before the ledger is open or a request is sent.
+            0 => Aim::After(Duration::from_millis(rng.range(2, 60))),
+            // While a request is in flight.
+            1 | 2 => Aim::Request(
+                rng.range(1, pending.clamp(1, 3)) as usize,
+                Duration::from_millis(rng.range(0, latency)),
+            ),
+            // In the middle of a commit: between the files and the ledger, or between files.
+            3 | 4 => Aim::Write(
+                rng.range(1, pending.clamp(1, 2)) as usize,
+                Duration::from_micros(rng.range(0, 3000)),
+            ),
+            // Anywhere in the run.
+            _ => Aim::After(Duration::from_millis(rng.range(2, span.as_millis() as u64 + 20))),
+        };
         let mut child = env
             .process()
             .envs(anthropic(&mock))
@@ -382,13 +421,26 @@ fn sigkill_at_random_moments_never_leaves_a_half_written_file_or_repeats_a_commi
             .expect("spawn memloop");
         let spawned = Instant::now();
         let mut exited = false;
-        while spawned.elapsed() < delay {
-            versions.observe(&files);
+        let mut fire_at = match aim {
+            Aim::After(delay) => Some(spawned + delay),
+            _ => None,
+        };
+        while fire_at.is_none_or(|at| Instant::now() < at) && spawned.elapsed() < RUN_LIMIT {
+            let new_versions = versions.observe(&files);
             if child.try_wait().expect("poll memloop").is_some() {
                 exited = true;
                 break;
             }
-            thread::sleep(Duration::from_micros(500));
+            if fire_at.is_none() {
+                fire_at = match aim {
+                    Aim::Request(n, extra) if mock.count() >= from + n => Some(Instant::now() + extra),
+                    Aim::Write(n, extra) if versions.count() - versions_before >= n && new_versions > 0 => {
+                        Some(Instant::now() + extra)
+                    }
+                    _ => None,
+                };
+            }
+            thread::sleep(Duration::from_micros(200));
         }
         if exited {
             finished_runs += 1;
@@ -398,11 +450,15 @@ fn sigkill_at_random_moments_never_leaves_a_half_written_file_or_repeats_a_commi
         } else {
             child.kill().expect("SIGKILL memloop");
             kills += 1;
-            kill_moments.push(delay.as_millis());
-            span = (span * 5 / 4).min(Duration::from_secs(5));
+            before_requests += usize::from(mock.count() == from);
+            after_writes += usize::from(versions.count() > versions_before);
+            kill_moments.push(spawned.elapsed().as_millis());
+            if matches!(aim, Aim::After(_)) {
+                span = (span * 5 / 4).min(Duration::from_secs(5));
+            }
         }
         child.wait().expect("reap memloop");
-        versions.observe(&files);
+        let _ = versions.observe(&files);
         left_temp.extend(temp_files(&env));
 
         quiet_count(&mock);
@@ -425,16 +481,19 @@ fn sigkill_at_random_moments_never_leaves_a_half_written_file_or_repeats_a_commi
     for t in requested_since(&mock, from) {
         assert!(!done.contains(&t), "tx-{t:03} was asked for again after its commit");
     }
-    assert_eq!(committed(&env), (0..TRANSCRIPTS).collect(), "{report}");
+    assert_eq!(committed(&env), (0..added).collect(), "{report}");
 
     // The same transcripts in one uninterrupted run.
     let reference = TestEnv::new();
     vaults(&reference);
-    for i in 0..TRANSCRIPTS {
+    for i in 0..added {
         add(&reference, i);
     }
     let reference_mock = Mock::start();
     reference.extract(&reference_mock, &[], 0);
+    let mut asked = requested_since(&reference_mock, 0);
+    asked.sort_unstable();
+    assert_eq!(asked, (0..added).collect::<Vec<_>>(), "each transcript asked for once");
     let facts = |env: &TestEnv| -> Vec<(PathBuf, BTreeSet<String>)> {
         watched(env)
             .into_iter()
@@ -462,8 +521,9 @@ fn sigkill_at_random_moments_never_leaves_a_half_written_file_or_repeats_a_commi
     kill_moments.sort_unstable();
     eprintln!(
         "crash harness (seed {seed:#x}): {kills} kills in {round} rounds ({finished_runs} runs \
-         finished first), kill moments {}..{} ms (median {} ms), {} file versions checked, \
-         {} requests, {committed_by_killed_runs} of {TRANSCRIPTS} transcripts committed by \
+         finished first; {before_requests} before the run's first request, {after_writes} after it \
+         wrote a file), kill moments {}..{} ms (median {} ms), {} file versions checked, \
+         {} requests, {committed_by_killed_runs} of {added} transcripts committed by \
          killed or early-finished runs, {} temp files left by killed runs, {:.1} s",
         kill_moments.first().unwrap_or(&0),
         kill_moments.last().unwrap_or(&0),
