@@ -646,14 +646,42 @@ mod tests {
         /// Facts no two of which are near-duplicates, each in a fixed category and scope;
         /// global and vault facts share wordings on purpose (they never match each other).
         const POOL: [(&str, &str, Scope); 8] = [
-            ("Identity", "Works as a night-shift nurse in Leeds.", Scope::Global),
-            ("Preferences", "Prefers direct answers without hedging.", Scope::Global),
+            (
+                "Identity",
+                "Works as a night-shift nurse in Leeds.",
+                Scope::Global,
+            ),
+            (
+                "Preferences",
+                "Prefers direct answers without hedging.",
+                Scope::Global,
+            ),
             ("Goals", "Is training for a first marathon.", Scope::Global),
-            ("Patterns", "Debugs by bisecting the commit history.", Scope::Global),
-            ("Preferences", "Uses Neovim with a minimal config.", Scope::Global),
-            ("Project Context", "The index stores postings in sorted runs.", Scope::Vault),
-            ("Project Context", "Releases are cut on Fridays.", Scope::Vault),
-            ("Project Context", "Uses Neovim with a minimal config.", Scope::Vault),
+            (
+                "Patterns",
+                "Debugs by bisecting the commit history.",
+                Scope::Global,
+            ),
+            (
+                "Preferences",
+                "Uses Neovim with a minimal config.",
+                Scope::Global,
+            ),
+            (
+                "Project Context",
+                "The index stores postings in sorted runs.",
+                Scope::Vault,
+            ),
+            (
+                "Project Context",
+                "Releases are cut on Fridays.",
+                Scope::Vault,
+            ),
+            (
+                "Project Context",
+                "Uses Neovim with a minimal config.",
+                Scope::Vault,
+            ),
         ];
 
         /// The same fact as written by different answers: one normalised key.
@@ -669,9 +697,12 @@ mod tests {
         /// One answer per element: (pool index, wording, vault, day of the transcript).
         type Answers = Vec<(usize, u8, u8, u8)>;
 
-        fn merge_all(answers: &Answers) -> Vec<(String, String, String, Option<String>, u32, String, String)> {
+        fn merge_all(
+            answers: &Answers,
+        ) -> Vec<(String, String, String, Option<String>, u32, String, String)> {
             let dir = tempfile::tempdir().unwrap();
-            let mut store = Store::new(Ledger::open(&dir.path().join("ledger.sqlite3")).unwrap()).unwrap();
+            let mut store =
+                Store::new(Ledger::open(&dir.path().join("ledger.sqlite3")).unwrap()).unwrap();
             let prompt = crate::prompt::Prompt::load(std::path::Path::new("/nonexistent")).unwrap();
             let mut counts = FactCounts::default();
             for (n, &(pick, variant, vault, day)) in answers.iter().enumerate() {
@@ -699,7 +730,9 @@ mod tests {
                     replaces: None,
                     evidence: None,
                 };
-                store.merge_answer(vec![candidate], &answer, &mut counts).unwrap();
+                store
+                    .merge_answer(vec![candidate], &answer, &mut counts)
+                    .unwrap();
             }
             let mut active: Vec<_> = store
                 .ledger

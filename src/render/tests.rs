@@ -848,7 +848,12 @@ mod caps {
     /// Paragraphs, headings and lists a user might type into the file.
     fn user_text() -> impl Strategy<Value = String> {
         proptest::collection::vec(
-            prop_oneof!["\\PC{0,40}", "## \\PC{1,12}", "1\\. \\PC{0,20}", "  - \\PC{0,20}"],
+            prop_oneof![
+                "\\PC{0,40}",
+                "## \\PC{1,12}",
+                "1\\. \\PC{0,20}",
+                "  - \\PC{0,20}"
+            ],
             0..6,
         )
         .prop_map(|lines| lines.join("\n"))

@@ -188,7 +188,8 @@ fn check_whole(kind: Kind, path: &Path, bytes: &[u8]) {
         .unwrap_or_else(|e| panic!("{} is not UTF-8: {e}", path.display()));
     let known_global: BTreeSet<&str> = GLOBAL.into_iter().collect();
     let known_vault: BTreeSet<&str> = VAULT.into_iter().collect();
-    let fail = |why: &str| -> ! { panic!("{} holds a broken version ({why}):\n{text}", path.display()) };
+    let fail =
+        |why: &str| -> ! { panic!("{} holds a broken version ({why}):\n{text}", path.display()) };
     match kind {
         Kind::Memory => {
             if !text.starts_with("# Memory\n\n<!-- Managed by memloop") {
@@ -219,7 +220,11 @@ fn check_whole(kind: Kind, path: &Path, bytes: &[u8]) {
             let Some(inner) = rest.strip_suffix(after) else {
                 fail("the user's text after the fence changed");
             };
-            let eol = if matches!(kind, Kind::Fenced) { "\r\n" } else { "\n" };
+            let eol = if matches!(kind, Kind::Fenced) {
+                "\r\n"
+            } else {
+                "\n"
+            };
             let Some(inner) = inner
                 .strip_prefix(&format!("{BEGIN}{eol}"))
                 .and_then(|i| i.strip_suffix(&format!("{END}{eol}")))
@@ -274,11 +279,9 @@ fn committed(env: &TestEnv) -> BTreeSet<usize> {
     if !ledger.exists() {
         return BTreeSet::new();
     }
-    let conn = rusqlite::Connection::open_with_flags(
-        &ledger,
-        rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY,
-    )
-    .expect("open the ledger");
+    let conn =
+        rusqlite::Connection::open_with_flags(&ledger, rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY)
+            .expect("open the ledger");
     // A run killed while creating the ledger leaves it without tables (its migration is
     // one transaction): nothing is committed.
     let tables: i64 = conn
@@ -298,7 +301,9 @@ fn committed(env: &TestEnv) -> BTreeSet<usize> {
         .expect("read the ledger")
         .map(|path| {
             let path = path.expect("a path");
-            let name = Path::new(&path).file_name().map(|n| n.to_string_lossy().into_owned());
+            let name = Path::new(&path)
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned());
             tag(&name.unwrap_or_default()).expect("a committed transcript of this test")
         })
         .collect()
@@ -306,7 +311,10 @@ fn committed(env: &TestEnv) -> BTreeSet<usize> {
 
 /// The `NNN` of the first `tx-NNN` / `txNNN` in `text`.
 fn tag(text: &str) -> Option<usize> {
-    let at = text.find("tx-").map(|i| i + 3).or_else(|| text.find("-tx").map(|i| i + 3))?;
+    let at = text
+        .find("tx-")
+        .map(|i| i + 3)
+        .or_else(|| text.find("-tx").map(|i| i + 3))?;
     text.get(at..at + 3)?.parse().ok()
 }
 
@@ -409,7 +417,9 @@ fn sigkill_at_random_moments_never_leaves_a_half_written_file_or_repeats_a_commi
                 Duration::from_micros(rng.range(0, 3000)),
             ),
             // Anywhere in the run.
-            _ => Aim::After(Duration::from_millis(rng.range(2, span.as_millis() as u64 + 20))),
+            _ => Aim::After(Duration::from_millis(
+                rng.range(2, span.as_millis() as u64 + 20),
+            )),
         };
         let mut child = env
             .process()
@@ -433,8 +443,12 @@ fn sigkill_at_random_moments_never_leaves_a_half_written_file_or_repeats_a_commi
             }
             if fire_at.is_none() {
                 fire_at = match aim {
-                    Aim::Request(n, extra) if mock.count() >= from + n => Some(Instant::now() + extra),
-                    Aim::Write(n, extra) if versions.count() - versions_before >= n && new_versions > 0 => {
+                    Aim::Request(n, extra) if mock.count() >= from + n => {
+                        Some(Instant::now() + extra)
+                    }
+                    Aim::Write(n, extra)
+                        if versions.count() - versions_before >= n && new_versions > 0 =>
+                    {
                         Some(Instant::now() + extra)
                     }
                     _ => None,
@@ -470,7 +484,10 @@ fn sigkill_at_random_moments_never_leaves_a_half_written_file_or_repeats_a_commi
         }
         done = committed(&env);
     }
-    assert!(kills >= MIN_KILLS, "only {kills} kills hit a live run in {round} rounds");
+    assert!(
+        kills >= MIN_KILLS,
+        "only {kills} kills hit a live run in {round} rounds"
+    );
 
     let committed_by_killed_runs = done.len();
     // One last run finishes whatever the kills left.
@@ -479,7 +496,10 @@ fn sigkill_at_random_moments_never_leaves_a_half_written_file_or_repeats_a_commi
     let report = env.extract(&mock, &[], 0);
     versions.observe(&files);
     for t in requested_since(&mock, from) {
-        assert!(!done.contains(&t), "tx-{t:03} was asked for again after its commit");
+        assert!(
+            !done.contains(&t),
+            "tx-{t:03} was asked for again after its commit"
+        );
     }
     assert_eq!(committed(&env), (0..added).collect(), "{report}");
 
@@ -493,15 +513,25 @@ fn sigkill_at_random_moments_never_leaves_a_half_written_file_or_repeats_a_commi
     reference.extract(&reference_mock, &[], 0);
     let mut asked = requested_since(&reference_mock, 0);
     asked.sort_unstable();
-    assert_eq!(asked, (0..added).collect::<Vec<_>>(), "each transcript asked for once");
+    assert_eq!(
+        asked,
+        (0..added).collect::<Vec<_>>(),
+        "each transcript asked for once"
+    );
     let facts = |env: &TestEnv| -> Vec<(PathBuf, BTreeSet<String>)> {
         watched(env)
             .into_iter()
             .map(|(path, _)| {
                 let text = String::from_utf8(std::fs::read(&path).expect("a written file"))
                     .expect("UTF-8");
-                let rel = path.strip_prefix(env.root()).expect("in the sandbox").to_owned();
-                (rel, bullets(&text.replace("\r\n", "\n")).into_iter().collect())
+                let rel = path
+                    .strip_prefix(env.root())
+                    .expect("in the sandbox")
+                    .to_owned();
+                (
+                    rel,
+                    bullets(&text.replace("\r\n", "\n")).into_iter().collect(),
+                )
             })
             .collect()
     };
@@ -516,7 +546,10 @@ fn sigkill_at_random_moments_never_leaves_a_half_written_file_or_repeats_a_commi
         );
     }
     let total: usize = expected.iter().map(|(_, f)| f.len()).sum();
-    assert!(total >= GLOBAL.len(), "the reference run kept {total} facts");
+    assert!(
+        total >= GLOBAL.len(),
+        "the reference run kept {total} facts"
+    );
 
     kill_moments.sort_unstable();
     eprintln!(
