@@ -694,12 +694,14 @@ mod tests {
             }
         }
 
+        /// An active fact as compared: normalised text, category, scope, vault, times seen,
+        /// first and last seen.
+        type Merged = (String, String, String, Option<String>, u32, String, String);
+
         /// One answer per element: (pool index, wording, vault, day of the transcript).
         type Answers = Vec<(usize, u8, u8, u8)>;
 
-        fn merge_all(
-            answers: &Answers,
-        ) -> Vec<(String, String, String, Option<String>, u32, String, String)> {
+        fn merge_all(answers: &Answers) -> Vec<Merged> {
             let dir = tempfile::tempdir().unwrap();
             let mut store =
                 Store::new(Ledger::open(&dir.path().join("ledger.sqlite3")).unwrap()).unwrap();

@@ -132,7 +132,9 @@ static DISCUSSION_HEADING: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"^# Discussion\b").expect("discussion regex is valid"));
 
 static TOOL_CALL: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(r"^ {0,3}> ?\*\*Tool:\*\*").expect("tool regex is valid"));
+    // Any indentation: a turn's text is trimmed, so an indented tool call that was kept
+    // would start the text and be dropped when the rendered turn is read again.
+    LazyLock::new(|| Regex::new(r"^\s*> ?\*\*Tool:\*\*").expect("tool regex is valid"));
 
 static LOG_LINE: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(

@@ -125,7 +125,7 @@ fn transcript_file(i: usize) -> (String, &'static str, String) {
         format!("This is chat tx-{i:03}."),
         format!("remember: Patterns | global | {}", GLOBAL[i % GLOBAL.len()]),
     ];
-    if i % 2 == 0 {
+    if i.is_multiple_of(2) {
         lines.push(format!(
             "remember: Project Context | vault | {}",
             VAULT[(i / 2) % VAULT.len()]
