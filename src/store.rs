@@ -752,4 +752,144 @@ mod tests {
             );
         }
     }
+
+    mod order {
+        //! Merging is order-independent: the same answers merged in any order leave the
+        //! same active facts (by normalised text, category, scope, vault, times seen and
+        //! the dates seen), so the order transcripts finish in never shows in memory.md.
+        use super::*;
+        use crate::fact::normalize;
+        use crate::ledger::Source;
+        use proptest::prelude::*;
+
+        /// Facts no two of which are near-duplicates, each in a fixed category and scope;
+        /// global and vault facts share wordings on purpose (they never match each other).
+        const POOL: [(&str, &str, Scope); 8] = [
+            (
+                "Identity",
+                "Works as a night-shift nurse in Leeds.",
+                Scope::Global,
+            ),
+            (
+                "Preferences",
+                "Prefers direct answers without hedging.",
+                Scope::Global,
+            ),
+            ("Goals", "Is training for a first marathon.", Scope::Global),
+            (
+                "Patterns",
+                "Debugs by bisecting the commit history.",
+                Scope::Global,
+            ),
+            (
+                "Preferences",
+                "Uses Neovim with a minimal config.",
+                Scope::Global,
+            ),
+            (
+                "Project Context",
+                "The index stores postings in sorted runs.",
+                Scope::Vault,
+            ),
+            (
+                "Project Context",
+                "Releases are cut on Fridays.",
+                Scope::Vault,
+            ),
+            (
+                "Project Context",
+                "Uses Neovim with a minimal config.",
+                Scope::Vault,
+            ),
+        ];
+
+        /// The same fact as written by different answers: one normalised key.
+        fn wording(text: &str, variant: u8) -> String {
+            match variant % 4 {
+                0 => text.to_owned(),
+                1 => text.to_uppercase(),
+                2 => format!("  {}!!", text.trim_end_matches('.')),
+                _ => text.replace(' ', "\t  "),
+            }
+        }
+
+        /// An active fact as compared: normalised text, category, scope, vault, times seen,
+        /// first and last seen.
+        type Merged = (String, String, String, Option<String>, u32, String, String);
+
+        /// One answer per element: (pool index, wording, vault, day of the transcript).
+        type Answers = Vec<(usize, u8, u8, u8)>;
+
+        fn merge_all(answers: &Answers) -> Vec<Merged> {
+            let dir = tempfile::tempdir().unwrap();
+            let mut store =
+                Store::new(Ledger::open(&dir.path().join("ledger.sqlite3")).unwrap()).unwrap();
+            let prompt = crate::prompt::Prompt::load(std::path::Path::new("/nonexistent")).unwrap();
+            let mut counts = FactCounts::default();
+            for (n, &(pick, variant, vault, day)) in answers.iter().enumerate() {
+                let (category, text, scope) = POOL[pick];
+                let source = Source {
+                    transcript: format!("/vaults/v{vault}/chats/t{n}.md"),
+                    date: format!("2025-03-{:02}", 1 + day % 28),
+                    evidence: None,
+                };
+                let vault = format!("v{vault}");
+                let answer = Answer {
+                    vault: &vault,
+                    source: &source,
+                    grounds: None,
+                    categories: &prompt.categories,
+                    about: &prompt.about,
+                    review: false,
+                    now: "2025-04-01T00:00:00Z",
+                    max_facts: 0,
+                };
+                let candidate = Candidate {
+                    category: category.to_owned(),
+                    text: wording(text, variant),
+                    scope,
+                    replaces: None,
+                    evidence: None,
+                };
+                store
+                    .merge_answer(vec![candidate], &answer, &mut counts)
+                    .unwrap();
+            }
+            let mut active: Vec<_> = store
+                .ledger
+                .facts(&[Status::Active])
+                .unwrap()
+                .into_iter()
+                .map(|f| {
+                    (
+                        normalize(&f.text),
+                        f.category,
+                        f.scope.as_str().to_owned(),
+                        f.vault,
+                        f.times_seen,
+                        f.first_seen,
+                        f.last_seen,
+                    )
+                })
+                .collect();
+            active.sort();
+            active
+        }
+
+        proptest! {
+            #![proptest_config(ProptestConfig::with_cases(64))]
+            #[test]
+            fn any_order_of_the_same_answers_gives_the_same_facts(
+                (answers, shuffled) in proptest::collection::vec(
+                    (0..POOL.len(), any::<u8>(), 0..2u8, any::<u8>()),
+                    1..14,
+                )
+                .prop_flat_map(|a| (Just(a.clone()), Just(a).prop_shuffle())),
+            ) {
+                let first = merge_all(&answers);
+                prop_assert!(!first.is_empty());
+                prop_assert_eq!(&merge_all(&shuffled), &first, "merged in the order {:?}", shuffled);
+            }
+        }
+    }
 }

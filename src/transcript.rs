@@ -168,7 +168,9 @@ static DISCUSSION_HEADING: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"^# Discussion\b").expect("discussion regex is valid"));
 
 static TOOL_CALL: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(r"^ {0,3}> ?\*\*Tool:\*\*").expect("tool regex is valid"));
+    // Any indentation: a turn's text is trimmed, so an indented tool call that was kept
+    // would start the text and be dropped when the rendered turn is read again.
+    LazyLock::new(|| Regex::new(r"^\s*> ?\*\*Tool:\*\*").expect("tool regex is valid"));
 
 /// The last line of a tool call as Memory Loop writes it: complete (`✓`) or not (`…`).
 static TOOL_STATUS: LazyLock<Regex> = LazyLock::new(|| {

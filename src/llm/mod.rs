@@ -78,7 +78,8 @@ pub struct Extraction {
 pub mod anthropic;
 pub mod builtin;
 pub mod claude_cli;
-mod contract;
+#[doc(hidden)]
+pub mod contract; // public for the fuzz targets (fuzz/), not an API
 pub mod cost;
 pub mod openai;
 pub mod retry;

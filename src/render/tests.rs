@@ -810,3 +810,106 @@ mod user_text {
         );
     }
 }
+
+/// The caps for any text at all (any script, markdown, markers, invisible characters), with
+/// the user's own text in the file and either line ending: the rendered bytes never pass
+/// `max_bytes` unless every fact was archived (the header and the user's text alone do
+/// not fit), and the facts left out are exactly the archived ones.
+mod caps {
+    use super::*;
+
+    fn facts(raw: &[(String, String, u8, u32)]) -> Vec<Fact> {
+        raw.iter()
+            .zip(1..)
+            .map(|((category, text, day, seen), id)| {
+                let date = format!("2025-01-{:02}", 1 + day % 28);
+                fact(id, category, text, &date, &date, *seen)
+            })
+            .collect()
+    }
+
+    fn arb_facts(max: usize) -> impl Strategy<Value = Vec<(String, String, u8, u32)>> {
+        proptest::collection::vec(
+            (
+                prop_oneof![Just("Identity".to_owned()), "\\PC{0,12}"],
+                prop_oneof![
+                    "\\PC{0,80}",
+                    "[a-z <>!*#`@\\[\\]|\\\\-]{0,40}",
+                    Just(fence::BEGIN.to_owned()),
+                    Just(format!("note {} done", fence::END)),
+                ],
+                any::<u8>(),
+                1..5u32,
+            ),
+            0..max,
+        )
+    }
+
+    /// Paragraphs, headings and lists a user might type into the file.
+    fn user_text() -> impl Strategy<Value = String> {
+        proptest::collection::vec(
+            prop_oneof![
+                "\\PC{0,40}",
+                "## \\PC{1,12}",
+                "1\\. \\PC{0,20}",
+                "  - \\PC{0,20}"
+            ],
+            0..6,
+        )
+        .prop_map(|lines| lines.join("\n"))
+    }
+
+    fn renderable(facts: &[Fact]) -> usize {
+        facts.iter().filter(|f| !clean(&f.text).is_empty()).count()
+    }
+
+    proptest! {
+        #[test]
+        fn memory_never_passes_its_cap(
+            raw in arb_facts(30),
+            user in user_text(),
+            max_bytes in 0..4000usize,
+        ) {
+            let facts = facts(&raw);
+            let header = format!("# Memory\n\n{MANAGED_COMMENT}\n\n{VISIBLE_LINE}\n");
+            let existing = format!("{header}\n{user}\n");
+            let rendered = memory(&facts, &prompt_categories(), max_bytes, Some(&existing));
+            prop_assert!(
+                rendered.text.len() <= max_bytes || rendered.archived.len() == renderable(&facts),
+                "{} bytes over a cap of {max_bytes} with {} of {} facts archived",
+                rendered.text.len(),
+                rendered.archived.len(),
+                renderable(&facts)
+            );
+            prop_assert_eq!(
+                parse_bullets(&rendered.text).len() >= renderable(&facts) - rendered.archived.len(),
+                true
+            );
+        }
+
+        #[test]
+        fn the_insights_block_never_passes_its_cap_as_written(
+            raw in arb_facts(20),
+            user in user_text(),
+            max_bytes in 0..2000usize,
+            crlf in any::<bool>(),
+        ) {
+            let facts = facts(&raw);
+            let eol = if crlf { "\r\n" } else { "\n" };
+            let existing = format!("{INSIGHTS_HEADING}\n\n{user}\n");
+            let rendered = insights(&facts, max_bytes, crlf, Some(&existing));
+            // A fence that holds only the block, so the file is exactly what the cap counts.
+            let doc = format!("{}{eol}{}{eol}", fence::BEGIN, fence::END);
+            let written = fence::splice(doc.as_bytes(), Some(&rendered.text))
+                .unwrap()
+                .unwrap_or_else(|| doc.clone().into_bytes());
+            prop_assert!(
+                written.len() <= max_bytes || rendered.archived.len() == renderable(&facts),
+                "{} bytes over a cap of {max_bytes} with {} of {} facts archived",
+                written.len(),
+                rendered.archived.len(),
+                renderable(&facts)
+            );
+        }
+    }
+}

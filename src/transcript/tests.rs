@@ -319,6 +319,18 @@ fn render_format() {
     assert_eq!(render(&[]), "");
 }
 
+/// Found by the `transcript` fuzz target: a tool call behind whitespace the turn's trim
+/// removes (a vertical tab, a tab, four spaces) was kept, then dropped on the next parse.
+#[test]
+fn an_indented_tool_call_is_a_tool_call_and_render_roundtrips() {
+    for indent in ["\u{b}", "\t", "    ", "  "] {
+        let text = format!("## Assistant\n{indent}> **Tool:** Read\n> out\nafter\n");
+        let t = parse(&text);
+        assert_eq!(t.turns[0].text, "after", "{indent:?}");
+        assert_eq!(parse(&render(&t.turns)).turns, t.turns, "{indent:?}");
+    }
+}
+
 #[test]
 fn render_roundtrips_the_realistic_transcript() {
     let t = parse(REALISTIC);

@@ -16,6 +16,7 @@ mod chunking;
 mod claude_cli;
 mod completions;
 mod config;
+mod crash;
 mod curation;
 mod daemon;
 mod doctor;
