@@ -467,7 +467,15 @@ fn turn_text(lines: &[&str]) -> String {
 pub fn render(turns: &[Turn]) -> String {
     let mut out = String::new();
     for turn in turns {
-        push_turn(&mut out, &heading(turn), &trim_noise(&turn.text));
+        let text = trim_noise(&turn.text);
+        // A turn's text is trimmed, so `\t## User` inside a turn comes out as `## User`:
+        // indented by one space it stays text when the render is parsed again.
+        let first = text.lines().next().unwrap_or_default();
+        if TURN_HEADING.is_match(first) || DISCUSSION_HEADING.is_match(first) {
+            push_turn(&mut out, &heading(turn), &format!(" {text}"));
+        } else {
+            push_turn(&mut out, &heading(turn), &text);
+        }
     }
     out
 }

@@ -324,7 +324,7 @@ fn render_format() {
 #[test]
 fn an_indented_tool_call_is_a_tool_call_and_render_roundtrips() {
     for indent in ["\u{b}", "\t", "    ", "  "] {
-        let text = format!("## Assistant\n{indent}> **Tool:** Read\n> out\nafter\n");
+        let text = format!("## Assistant\n{indent}> **Tool:** Read\n> File: a.md\n> ✓\nafter\n");
         let t = parse(&text);
         assert_eq!(t.turns[0].text, "after", "{indent:?}");
         assert_eq!(parse(&render(&t.turns)).turns, t.turns, "{indent:?}");
@@ -758,4 +758,19 @@ fn a_title_memory_loop_escaped_its_way_is_read_line_by_line() {
     let why = t.meta_error.expect("said why");
     assert!(why.ends_with("it has no date either"), "{why}");
     assert_eq!(t.meta.title.as_deref(), Some(r"C:\Temp"));
+}
+
+/// Found by fuzzing (`fuzz/regressions/transcript-indented-heading`): an indented heading
+/// at the start of a turn is text, and stays text when the turn is rendered and read again.
+#[test]
+fn an_indented_heading_at_the_start_of_a_turn_stays_text_through_a_render() {
+    for input in [
+        "\n\t## User",
+        "## [09:00] Assistant\n\n\t## User\nhi\n",
+        "\t# Discussion - x",
+    ] {
+        let first = parse(input).turns;
+        let again = parse(&render(&first)).turns;
+        assert_eq!(again, first, "{input:?}");
+    }
 }
