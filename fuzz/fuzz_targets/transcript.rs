@@ -19,7 +19,7 @@ fuzz_target!(|data: &[u8]| {
     let Ok(text) = transcript::decode(bytes) else {
         return;
     };
-    let parsed = parse(text);
+    let parsed = parse(&text.text);
     for turn in &parsed.turns {
         let _ = transcript::own_words(&turn.text);
     }
