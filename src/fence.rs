@@ -204,6 +204,9 @@ pub fn splice(doc: &[u8], block: Option<&str>) -> Result<Option<Vec<u8>>, FenceE
         (None, Some(block), None) => append(doc, block),
         (None, None, _) => return Ok(None),
     };
+    // A block whose own code fence is left open would hide the end marker: the document
+    // could not be read back, so it is not written (found by the `fence` fuzz target).
+    scan(&out)?;
     Ok((out != doc).then_some(out))
 }
 
@@ -759,5 +762,25 @@ mod tests {
 
     fn inner_of(doc: &[u8]) -> String {
         inner(doc).unwrap().unwrap()
+    }
+
+    /// Found by the `fence` fuzz target: a block that opens a code block and never closes
+    /// it would swallow the end marker; such a document is not produced.
+    #[test]
+    fn a_block_with_an_unclosed_code_block_is_refused_not_written() {
+        let block = "## Memory Loop Insights\n\n```\n- a\n";
+        for doc in [
+            &b"# V\n"[..],
+            format!("# V\n{BEGIN}\n- old\n{END}\n").as_bytes(),
+        ] {
+            assert!(
+                matches!(
+                    splice(doc, Some(block)),
+                    Err(FenceError::CodeBlockInFence { .. })
+                ),
+                "{}",
+                String::from_utf8_lossy(doc)
+            );
+        }
     }
 }
