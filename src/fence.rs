@@ -53,6 +53,12 @@ pub enum FenceError {
         /// 1-based line of the unclosed code fence.
         code: usize,
     },
+    /// The block to write would not read back as the fence written (it holds a code fence
+    /// that joins up with the text around it).
+    #[error(
+        "the insights to write hold a code fence that would not read back as memloop's block; the file was left untouched"
+    )]
+    BlockBreaksFence,
     /// No fence, and the document ends inside a code block: an appended block would be
     /// part of it (and never found again).
     #[error(
@@ -196,6 +202,19 @@ pub fn inner(doc: &[u8]) -> Result<Option<String>, FenceError> {
 /// can never open or close a fence of its own. A document that ends inside a code block
 /// gets nothing appended (an error): the block would be code, and never found again.
 pub fn splice(doc: &[u8], block: Option<&str>) -> Result<Option<Vec<u8>>, FenceError> {
+    let out = splice_once(doc, block)?;
+    // What is written must read back as the fence written: a block holding a code fence
+    // could join up with text around it (found by the `fence` fuzz target), and the next
+    // splice would then replace more than memloop's block. Such a splice is refused.
+    if let Some(out) = &out
+        && splice_once(out, block) != Ok(None)
+    {
+        return Err(FenceError::BlockBreaksFence);
+    }
+    Ok(out)
+}
+
+fn splice_once(doc: &[u8], block: Option<&str>) -> Result<Option<Vec<u8>>, FenceError> {
     let block = block.filter(|b| !b.trim().is_empty());
     let scanned = scan(doc)?;
     let out = match (scanned.fence, block, scanned.open_code) {
@@ -206,7 +225,6 @@ pub fn splice(doc: &[u8], block: Option<&str>) -> Result<Option<Vec<u8>>, FenceE
     };
     // A block whose own code fence is left open would hide the end marker: the document
     // could not be read back, so it is not written (found by the `fence` fuzz target).
-    scan(&out)?;
     Ok((out != doc).then_some(out))
 }
 
@@ -776,11 +794,23 @@ mod tests {
             assert!(
                 matches!(
                     splice(doc, Some(block)),
-                    Err(FenceError::CodeBlockInFence { .. })
+                    Err(FenceError::CodeBlockInFence { .. } | FenceError::BlockBreaksFence)
                 ),
                 "{}",
                 String::from_utf8_lossy(doc)
             );
         }
+    }
+
+    /// Found by the `fence` fuzz target: a block whose tilde fence is closed by the user's
+    /// text after the end marker read back as a larger fence than the one written.
+    #[test]
+    fn a_block_that_would_read_back_as_another_fence_is_refused() {
+        let doc = format!("{BEGIN}\n- old\n{END}\ntext\n~~~~\n{BEGIN}\n{END}\n");
+        let block = "## Memory Loop Insights\n\n~~~\n- a\n";
+        assert_eq!(
+            splice(doc.as_bytes(), Some(block)),
+            Err(FenceError::BlockBreaksFence)
+        );
     }
 }

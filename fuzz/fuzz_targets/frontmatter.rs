@@ -40,11 +40,6 @@ fuzz_target!(|data: &[u8]| {
             "{field:?} kept untrimmed"
         );
     }
-    if parsed.meta_error.is_some() {
-        assert_eq!(
-            meta,
-            &Default::default(),
-            "a broken frontmatter yields no fields"
-        );
-    }
+    // A broken frontmatter is read line by line, as Memory Loop's own reader does: its
+    // fields may be recovered, so there is nothing more to check about them here.
 });
