@@ -270,7 +270,7 @@ impl<'a> Run<'a> {
                 Some(k) if Some(&k.fingerprint) == fingerprint.as_ref() => {
                     self.report.still_failing.push(Failure {
                         path: failure.path,
-                        error: format!("{} (since {})", k.error, k.failed_at),
+                        error: k.still_failing(),
                     });
                 }
                 _ => {
@@ -403,7 +403,7 @@ impl<'a> Run<'a> {
                 .store
                 .ledger
                 .failed_input(&key)?
-                .map(|f| format!("{} (since {})", f.error, f.failed_at))
+                .map(|f| f.still_failing())
                 .unwrap_or_default();
             tracing::info!(path = %key, "skipped, unchanged since it failed: {error}");
             self.report.still_failing.push(Failure { path: key, error });

@@ -333,7 +333,7 @@ impl Writer {
         {
             report.still_failing.push(Failure {
                 path: key,
-                error: format!("{} (since {})", known.error, known.failed_at),
+                error: known.still_failing(),
             });
             return true;
         }

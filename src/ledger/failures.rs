@@ -21,6 +21,14 @@ pub struct FailedInput {
     pub failed_at: String,
 }
 
+impl FailedInput {
+    /// Why it failed and since when, as a run lists it among the inputs still failing.
+    #[must_use]
+    pub fn still_failing(&self) -> String {
+        format!("{} (since {})", self.error, self.failed_at)
+    }
+}
+
 impl Ledger {
     /// Records that `path` failed with this fingerprint (replacing an older record).
     pub fn record_failed_input(&self, input: &FailedInput) -> Result<()> {
