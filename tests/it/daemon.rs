@@ -339,15 +339,17 @@ fn a_rejected_key_is_logged_once_and_waits_for_the_schedule() {
         &anthropic(&mock),
         &[("MEMLOOP_DAEMON_RETRY_BASE_SECS", "1")],
     );
-    let log = daemon.wait_for("next run at", 1);
-    let sent = mock.count();
+    daemon.wait_for("next run at", 1);
     thread::sleep(Duration::from_millis(1500));
-    assert_eq!(
-        mock.count(),
-        sent,
+    let log = daemon.log();
+    // The two transcripts go out together, so the second request may reach
+    // the mock after the first 401 stopped the run; a retry would be a
+    // second run and a third request.
+    assert!(
+        mock.count() <= 2,
         "the key is not tried again before the schedule: {log}"
     );
-    let log = daemon.log();
+    assert_eq!(log.matches("run started").count(), 1, "{log}");
     assert_eq!(log.matches("run stopped early").count(), 1, "{log}");
     assert!(!log.contains("retry"), "{log}");
     assert!(!log.contains("test-key"), "no key in the log: {log}");
