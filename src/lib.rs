@@ -12,6 +12,7 @@
 #![cfg_attr(test, allow(clippy::disallowed_methods))]
 
 pub mod backup;
+pub mod claude_code;
 pub mod cli;
 pub mod cmd;
 pub mod config;

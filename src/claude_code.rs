@@ -1,0 +1,3 @@
+//! Claude Code sessions as a transcript source.
+
+pub mod session;
