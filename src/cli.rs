@@ -5,11 +5,14 @@ use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand};
 
-/// Turn Memory Loop chat transcripts into durable memory for Claude.
+/// Turn Memory Loop chat transcripts (and, once enabled, Claude Code's sessions) into
+/// durable memory for Claude.
 ///
 /// Facts about you go to ~/.claude/rules/memory.md (loaded by Claude Code into every
 /// session); facts about a vault's work go to a fenced "Memory Loop Insights" section of
-/// that vault's CLAUDE.md.
+/// that vault's CLAUDE.md. Claude Code sessions (~/.claude/projects) are read only with
+/// [sources.claude_code] enabled = true in the config, or `extract --project DIR`; a
+/// project's facts stay unwritten unless you list it in [sources.claude_code] insights.
 #[derive(Debug, Parser)]
 #[command(name = "memloop", version, propagate_version = true)]
 #[command(after_help = "\
@@ -176,13 +179,17 @@ pub struct ExtractArgs {
     /// Only these vaults (repeatable)
     #[arg(long = "vault", value_name = "DIR")]
     pub vaults: Vec<PathBuf>,
+    /// Only the Claude Code sessions of the project in DIR (its working directory;
+    /// repeatable), read even when [sources.claude_code] is not enabled
+    #[arg(long = "project", value_name = "DIR")]
+    pub projects: Vec<PathBuf>,
     /// Print the run report as JSON on stdout
     #[arg(long)]
     pub json: bool,
     /// Run on the small sample vault memloop carries, in a temporary directory, and print
     /// what it would remember; nothing of yours is read or written. On a terminal,
     /// `extract` does this by itself when no vault is configured.
-    #[arg(long, conflicts_with_all = ["force", "dry_run", "vaults", "json"])]
+    #[arg(long, conflicts_with_all = ["force", "dry_run", "vaults", "projects", "json"])]
     pub sample: bool,
 }
 

@@ -24,6 +24,7 @@ pub struct Config {
     pub memory: MemoryConfig,
     pub insights: InsightsConfig,
     pub schedule: ScheduleConfig,
+    pub sources: SourcesConfig,
 }
 
 impl Default for Config {
@@ -36,6 +37,7 @@ impl Default for Config {
             memory: MemoryConfig::default(),
             insights: InsightsConfig::default(),
             schedule: ScheduleConfig::default(),
+            sources: SourcesConfig::default(),
         }
     }
 }
@@ -129,6 +131,29 @@ impl Default for ScheduleConfig {
             catch_up_hours: 24,
         }
     }
+}
+
+/// Where transcripts come from besides Memory Loop's vaults.
+#[derive(Debug, Clone, Default, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct SourcesConfig {
+    pub claude_code: ClaudeCodeConfig,
+}
+
+/// `[sources.claude_code]`: Claude Code's own sessions (`~/.claude/projects`).
+#[derive(Debug, Clone, Default, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct ClaudeCodeConfig {
+    /// Nothing from a coding session reaches an LLM unless this is `true` (or the run
+    /// names the project with `--project`).
+    pub enabled: bool,
+    /// Project path patterns to read; empty: every project.
+    pub include: Vec<String>,
+    /// Project path patterns never to read, even when included.
+    pub exclude: Vec<String>,
+    /// Project path patterns whose facts about the project are written to a fenced
+    /// section of the project's git-ignored `CLAUDE.local.md`; empty: none, ever.
+    pub insights: Vec<String>,
 }
 
 /// toml gives a custom error its line but not its key: the message names it.
@@ -226,6 +251,8 @@ pub struct Resolved {
     pub memory_file: PathBuf,
     pub llm: Settings,
     pub provider_reason: ProviderReason,
+    /// `[sources.claude_code]`, resolved.
+    pub claude_code: crate::claude_code::project::Selection,
 }
 
 impl Resolved {
@@ -245,6 +272,8 @@ impl Resolved {
             .collect::<Result<_, _>>()?;
         let memory_file =
             paths::memory_file(env, &config.memory.path).map_err(|e| invalid(format!("{e:#}")))?;
+        let claude_code =
+            crate::claude_code::project::Selection::new(env, &config.sources.claude_code, &file)?;
 
         let (provider_name, source) = match env.var("MEMLOOP_PROVIDER") {
             Some(p) => (p.to_owned(), "MEMLOOP_PROVIDER"),
@@ -319,6 +348,7 @@ impl Resolved {
             memory_file,
             llm: settings,
             provider_reason,
+            claude_code,
             config,
         })
     }
@@ -460,6 +490,28 @@ mod tests {
             .to_string();
         assert!(err.starts_with("/c/config.toml:3:"), "{err}");
         assert!(err.contains("unknown key `modle`"), "{err}");
+    }
+
+    #[test]
+    fn the_claude_code_source_is_off_by_default_and_reads_its_patterns() {
+        let cfg = parse("").unwrap();
+        assert!(!cfg.sources.claude_code.enabled);
+        let cfg = parse(
+            "[sources.claude_code]\nenabled = true\ninclude = [\"~/work\"]\nexclude = [\"scratch\"]\ninsights = [\"~/work/app\"]\n",
+        )
+        .unwrap();
+        let cc = &cfg.sources.claude_code;
+        assert!(cc.enabled);
+        assert_eq!(cc.include, ["~/work"]);
+        assert_eq!(cc.exclude, ["scratch"]);
+        assert_eq!(cc.insights, ["~/work/app"]);
+        let err = parse("[sources.claude_code]\nenable = true\n")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.starts_with("/c/config.toml:2:") && err.contains("unknown key `enable`"),
+            "{err}"
+        );
     }
 
     #[test]

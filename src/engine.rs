@@ -95,6 +95,12 @@ impl<'a> Engine<'a> {
                 Err(e) => tracing::warn!("{e}"),
             }
         }
+        // Projects whose insights are written: a fact forgotten leaves their file too.
+        if cfg.claude_code.enabled
+            && let Ok(listing) = crate::claude_code::project::select(&cfg.claude_code, &[])
+        {
+            vaults.extend(listing.vaults.into_iter().filter(Vault::writes_insights));
+        }
         let mut engine = Self::open(cfg, prompt, vaults, false)?;
         // A vault memloop wrote that discovery does not list (named by `extract --vault`):
         // its insights are rewritten too, so a fact forgotten leaves every file at once.

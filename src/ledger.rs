@@ -34,6 +34,9 @@ pub struct TranscriptRow {
     pub model: String,
     pub processed_at: String,
     pub fact_count: i64,
+    /// A Claude Code session: the byte just past the last record extracted, and `sha256`
+    /// is the checksum of the bytes before it. `None`: the whole file was read.
+    pub consumed: Option<i64>,
 }
 
 /// What a scan needs of a processed transcript's row to call it unchanged.
@@ -263,7 +266,7 @@ impl Ledger {
 
     fn query_transcript(&self, filter: &str, value: &str) -> Result<Option<TranscriptRow>> {
         let mut stmt = self.conn.prepare_cached(&format!(
-            "SELECT path, vault, size, mtime_ns, sha256, prompt_hash, model, processed_at, fact_count
+            "SELECT path, vault, size, mtime_ns, sha256, prompt_hash, model, processed_at, fact_count, consumed
              FROM transcripts WHERE {filter}"
         ))?;
         Ok(stmt
@@ -278,6 +281,7 @@ impl Ledger {
                     model: r.get(6)?,
                     processed_at: r.get(7)?,
                     fact_count: r.get(8)?,
+                    consumed: r.get(9)?,
                 })
             })
             .optional()?)
@@ -286,10 +290,10 @@ impl Ledger {
     /// Records a transcript as processed (or refreshes its size and mtime).
     pub fn mark_transcript(&self, row: &TranscriptRow) -> Result<()> {
         self.conn.execute(
-            "INSERT INTO transcripts (path, vault, size, mtime_ns, sha256, prompt_hash, model, processed_at, fact_count)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)
+            "INSERT INTO transcripts (path, vault, size, mtime_ns, sha256, prompt_hash, model, processed_at, fact_count, consumed)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)
              ON CONFLICT (path) DO UPDATE SET vault = ?2, size = ?3, mtime_ns = ?4, sha256 = ?5,
-                 prompt_hash = ?6, model = ?7, processed_at = ?8, fact_count = ?9",
+                 prompt_hash = ?6, model = ?7, processed_at = ?8, fact_count = ?9, consumed = ?10",
             params![
                 row.path,
                 row.vault,
@@ -299,7 +303,8 @@ impl Ledger {
                 row.prompt_hash,
                 row.model,
                 row.processed_at,
-                row.fact_count
+                row.fact_count,
+                row.consumed
             ],
         )?;
         Ok(())
@@ -934,6 +939,7 @@ impl Ledger {
                 model: "memory-loop".into(),
                 processed_at: "imported".into(),
                 fact_count: 0,
+                consumed: None,
             })?;
         }
         self.conn.execute(
@@ -1092,6 +1098,7 @@ mod tests {
             model: "m".into(),
             processed_at: "2025-06-01T00:00:00+00:00".into(),
             fact_count: 0,
+            consumed: None,
         };
         for r in [
             row("/v/a/chats/one.md", 1, "p1"),

@@ -51,6 +51,9 @@ pub struct Options {
     pub dry_run: bool,
     /// Only these vaults.
     pub vaults: Vec<PathBuf>,
+    /// Only the Claude Code projects with these working directories (read even when the
+    /// source is not enabled).
+    pub projects: Vec<PathBuf>,
 }
 
 /// Where the run says what it is doing (a progress bar, plain lines, or nothing).
@@ -81,6 +84,9 @@ enum Prepared {
     Ready(Vec<ExtractRequest>, Option<String>),
     /// The file is not the one scanned any more, or is gone.
     Changed,
+    /// Nothing the person typed: done without asking (a session's new part that holds
+    /// only the assistant's work).
+    Nothing,
 }
 
 /// Runs one extraction over the configured vaults.
@@ -102,7 +108,8 @@ pub async fn run(
     let prompt = cfg.paths.prompt()?;
     let provider = Arc::new(Provider::new(&cfg.llm)?);
     let mut report = Report::default();
-    let vaults = select_vaults(cfg, opts, &mut report, progress)?;
+    let mut vaults = select_vaults(cfg, opts, &mut report, progress)?;
+    vaults.extend(select_projects(cfg, opts, &mut report, progress)?);
     let engine = Engine::open(cfg, prompt, vaults, opts.dry_run)?;
     if !opts.dry_run {
         make_reserve(cfg);
@@ -136,8 +143,12 @@ fn select_vaults(
     report: &mut Report,
     progress: &dyn Progress,
 ) -> Result<Vec<Vault>> {
+    // Projects named alone: the run reads only them.
+    if opts.vaults.is_empty() && !opts.projects.is_empty() {
+        return Ok(Vec::new());
+    }
     let found = if opts.vaults.is_empty() {
-        if cfg.vaults_dir.is_none() && cfg.vaults.is_empty() {
+        if cfg.vaults_dir.is_none() && cfg.vaults.is_empty() && !cfg.claude_code.enabled {
             progress.warn(
                 "no vaults configured: set VAULTS_DIR, or vaults_dir / vaults in the config file",
             );
@@ -189,6 +200,42 @@ fn select_vaults(
     Ok(vaults)
 }
 
+/// The Claude Code projects of this run, as vaults (`project::select`); none when the
+/// source is off and none is named (then a word on what was found), or when the run
+/// names only vaults.
+fn select_projects(
+    cfg: &Resolved,
+    opts: &Options,
+    report: &mut Report,
+    progress: &dyn Progress,
+) -> Result<Vec<Vault>> {
+    use crate::claude_code::project;
+    let selection = &cfg.claude_code;
+    if opts.projects.is_empty() && (!selection.enabled || !opts.vaults.is_empty()) {
+        if !selection.enabled
+            && opts.vaults.is_empty()
+            && let Some(hint) = project::hint(selection, &cfg.paths.config_file)
+        {
+            progress.warn(&hint);
+            report.notices.push(hint);
+        }
+        return Ok(Vec::new());
+    }
+    let listing = project::select(selection, &opts.projects).map_err(error::usage)?;
+    for notice in listing.notices {
+        progress.warn(&notice);
+        report.notices.push(notice);
+    }
+    for (path, error) in listing.failures {
+        report.failures.push(Failure {
+            path: path.display().to_string(),
+            error,
+        });
+    }
+    report.projects = listing.vaults.len();
+    Ok(listing.vaults)
+}
+
 struct Run<'a> {
     engine: Engine<'a>,
     opts: &'a Options,
@@ -226,6 +273,7 @@ impl<'a> Run<'a> {
         let mut report = Report {
             dry_run: opts.dry_run,
             vaults: early.vaults,
+            projects: early.projects,
             failures: early.failures,
             // Vaults that could not be used, settled by `settle_vault_failures`.
             still_failing: early.still_failing,
@@ -438,18 +486,17 @@ impl<'a> Run<'a> {
         if !job.file.is_still(&meta) {
             return Ok(Prepared::Changed);
         }
-        let decoded = transcript::decode(&bytes).map_err(|e| e.to_string())?;
-        let path = job.file.path.display();
-        if decoded.nuls > 0 {
-            tracing::info!(transcript = %path, "removed {} NUL characters", decoded.nuls);
-        }
-        let mut t = transcript::parse(&decoded.text);
-        // The turns own their text: the file's bytes go before the cap, redaction and
-        // chunking make their copies.
-        drop(decoded);
+        let vault = &self.engine.vaults[job.file.vault];
+        let Some((mut turns, date)) = (if vault.is_project() {
+            session_turns(job, &bytes)
+        } else {
+            Some(transcript_turns(job, &bytes)?)
+        }) else {
+            return Ok(Prepared::Nothing);
+        };
         drop(bytes);
         let cap = self.engine.cfg.config.llm.max_transcript_tokens;
-        let skipped = transcript::limit(&mut t.turns, cap).map(|l| {
+        let skipped = transcript::limit(&mut turns, cap).map(|l| {
             format!(
                 "about {} tokens, over the cap of {cap} per transcript: sent its first {} \
                  tokens and skipped the rest ({} tokens); raise [llm] max_transcript_tokens \
@@ -459,33 +506,21 @@ impl<'a> Run<'a> {
                 l.total - l.kept
             )
         });
-        for turn in &mut t.turns {
+        for turn in &mut turns {
             if let std::borrow::Cow::Owned(clean) = redact::redact(&turn.text) {
                 turn.text = clean;
             }
         }
-        let date = match t.meta.date.as_deref().and_then(iso_date) {
-            Some(date) => date,
-            None => {
-                let date = local_date(job.file.mtime_ns);
-                let from_mtime = format!("dated {date}, from the file's modification time");
-                match (&t.meta.date, &t.meta_error) {
-                    (Some(d), _) => tracing::warn!(
-                        transcript = %path,
-                        "its date {d:?} is not a YYYY-MM-DD date: {from_mtime}"
-                    ),
-                    (None, Some(e)) => tracing::warn!(transcript = %path, "{e}: {from_mtime}"),
-                    (None, None) => tracing::info!(transcript = %path, "no date: {from_mtime}"),
-                }
-                date
-            }
-        };
-        if let (Some(e), Some(_)) = (&t.meta_error, &t.meta.date) {
-            tracing::info!(transcript = %path, "{e}");
-        }
         let system = llm::system_prompt(&self.engine.prompt.text, &self.engine.prompt.categories);
         let vault = self.engine.vaults[job.file.vault].name.clone();
-        let whole = transcript::render(&t.turns);
+        // A project is named to the model by its directory's name, not its whole path.
+        let label = match &self.engine.vaults[job.file.vault].kind {
+            crate::vault::Kind::ClaudeCode { project, .. } => project
+                .file_name()
+                .map_or_else(|| vault.clone(), |n| n.to_string_lossy().into_owned()),
+            crate::vault::Kind::MemoryLoop => vault.clone(),
+        };
+        let whole = transcript::render(&turns);
         // The builtin extractor has no use for known facts, and ranking them is not free.
         let wanted = if self.engine.cfg.llm.kind == llm::ProviderKind::Builtin {
             0
@@ -520,19 +555,19 @@ impl<'a> Run<'a> {
             .max_input_tokens
             .saturating_sub(overhead)
             .max(500);
-        let requests = transcript::chunks(&t.turns, budget)
+        let requests = transcript::chunks(&turns, budget)
             .into_iter()
             .map(|chunk| ExtractRequest {
                 system: system.clone(),
                 transcript: chunk,
                 categories: self.engine.prompt.categories.clone(),
                 known_facts: known.clone(),
-                vault: vault.clone(),
+                vault: label.clone(),
                 date: date.clone(),
             })
             .collect();
         let _ = job.date.set(date);
-        let _ = job.grounds.set(Grounds::new(&t.turns));
+        let _ = job.grounds.set(Grounds::new(&turns));
         Ok(Prepared::Ready(requests, skipped))
     }
 
@@ -635,6 +670,9 @@ impl<'a> Run<'a> {
             model: cfg.llm.model.clone(),
             processed_at: self.now.clone(),
             fact_count: i64::try_from(fact_count).unwrap_or(i64::MAX),
+            consumed: self.engine.vaults[job.file.vault]
+                .is_project()
+                .then(|| i64::try_from(job.file.end).unwrap_or(i64::MAX)),
         };
         self.engine.store.ledger.transaction(|l| {
             l.mark_transcript(&row)?;
@@ -691,6 +729,9 @@ impl Work for Run<'_> {
                 self.report.notices.push(notice);
                 None
             }
+            // Done without a request: committed with no facts, so the session is read on
+            // from here next time.
+            Ok(Prepared::Nothing) => Some(Box::pin(async { Ok(Extraction::default()) })),
             Ok(Prepared::Ready(requests, skipped)) => {
                 if let Some(skipped) = skipped {
                     let notice = format!("{}: {skipped}", job.file.path.display());
@@ -773,6 +814,83 @@ impl Work for Run<'_> {
             Err(e) => self.fail(&job.file.path, e.to_string()),
         }
     }
+}
+
+/// A Memory Loop transcript's turns and date (from its frontmatter, else its mtime).
+fn transcript_turns(job: &Job, bytes: &[u8]) -> Result<(Vec<transcript::Turn>, String), String> {
+    let decoded = transcript::decode(bytes).map_err(|e| e.to_string())?;
+    let path = job.file.path.display();
+    if decoded.nuls > 0 {
+        tracing::info!(transcript = %path, "removed {} NUL characters", decoded.nuls);
+    }
+    let t = transcript::parse(&decoded.text);
+    let date = match t.meta.date.as_deref().and_then(iso_date) {
+        Some(date) => date,
+        None => {
+            let date = local_date(job.file.mtime_ns);
+            let from_mtime = format!("dated {date}, from the file's modification time");
+            match (&t.meta.date, &t.meta_error) {
+                (Some(d), _) => tracing::warn!(
+                    transcript = %path,
+                    "its date {d:?} is not a YYYY-MM-DD date: {from_mtime}"
+                ),
+                (None, Some(e)) => tracing::warn!(transcript = %path, "{e}: {from_mtime}"),
+                (None, None) => tracing::info!(transcript = %path, "no date: {from_mtime}"),
+            }
+            date
+        }
+    };
+    if let (Some(e), Some(_)) = (&t.meta_error, &t.meta.date) {
+        tracing::info!(transcript = %path, "{e}");
+    }
+    Ok((t.turns, date))
+}
+
+/// How much of the assistant's last words before a session's new part travel with it, so
+/// that "yes, do that" has something to answer.
+const CONTEXT_CHARS: usize = 1500;
+
+/// A Claude Code session's turns from where the last run stopped (the scan's `from`) to
+/// its last complete record (`end`), each stamped with its local time, and the date of
+/// the first; `None` when the person typed nothing in that part.
+fn session_turns(job: &Job, bytes: &[u8]) -> Option<(Vec<transcript::Turn>, String)> {
+    use crate::claude_code::session;
+    let end = job.file.end.min(bytes.len());
+    let read = session::parse(&bytes[..end], job.file.from);
+    let path = job.file.path.display();
+    if !read.bad_lines.is_empty() {
+        tracing::warn!(session = %path, lines = ?read.bad_lines, "lines that are not JSON were skipped");
+    }
+    tracing::debug!(session = %path, skipped = ?read.skipped, "read from byte {}", job.file.from);
+    if !read
+        .turns
+        .iter()
+        .any(|t| t.turn.role == transcript::Role::User)
+    {
+        return None;
+    }
+    let local = |at: chrono::DateTime<chrono::Utc>| at.with_timezone(&chrono::Local);
+    let date = read.turns.iter().find_map(|t| t.timestamp).map_or_else(
+        || local_date(job.file.mtime_ns),
+        |at| local(at).format("%Y-%m-%d").to_string(),
+    );
+    let mut turns = Vec::with_capacity(read.turns.len() + 1);
+    if let Some(mut context) = read.context.filter(|_| job.file.from > 0) {
+        if context.text.chars().count() > CONTEXT_CHARS {
+            let skip = context.text.chars().count() - CONTEXT_CHARS;
+            context.text = format!(
+                "[…] {}",
+                context.text.chars().skip(skip).collect::<String>()
+            );
+        }
+        turns.push(context);
+    }
+    turns.extend(read.turns.into_iter().map(|t| {
+        let mut turn = t.turn;
+        turn.time = t.timestamp.map(|at| local(at).format("%H:%M").to_string());
+        turn
+    }));
+    Some((turns, date))
 }
 
 /// Space kept in the state directory so that the answers already paid for can still be

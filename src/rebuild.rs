@@ -129,9 +129,6 @@ pub fn rebuild(
     let mut files = Vec::new();
     let mut failures = Vec::new();
     for target in layout.targets() {
-        if matches!(target, Target::Vault(_)) && !layout.insights_enabled {
-            continue;
-        }
         match read_back(&mut store, &layout, target, &stamp) {
             Ok(file) => files.push(file),
             Err(e) => failures.push(Failure {
@@ -529,6 +526,7 @@ fn take_transcripts(
                         model: REBUILT.into(),
                         processed_at: now.to_owned(),
                         fact_count: 0,
+                        consumed: None,
                     })?;
                     out.marked += 1;
                 }

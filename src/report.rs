@@ -11,6 +11,8 @@ use serde::{Deserialize, Serialize};
 #[serde(default)]
 pub struct Report {
     pub vaults: usize,
+    /// Claude Code projects whose sessions were read.
+    pub projects: usize,
     pub transcripts: TranscriptCounts,
     pub facts: FactCounts,
     pub memory: MemoryInfo,
@@ -222,8 +224,13 @@ impl Report {
         );
         let _ = writeln!(
             s,
-            "  vaults       {}\n  transcripts  {} found, {} unchanged, {} waiting to settle, {} deferred, {} processed, {} failed{}",
+            "  vaults       {}{}\n  transcripts  {} found, {} unchanged, {} waiting to settle, {} deferred, {} processed, {} failed{}",
             self.vaults,
+            if self.projects > 0 {
+                format!(" (and {} Claude Code projects)", self.projects)
+            } else {
+                String::new()
+            },
             t.found,
             t.unchanged,
             t.waiting,
@@ -367,6 +374,7 @@ mod tests {
         let v = serde_json::to_value(&r).unwrap();
         for key in [
             "vaults",
+            "projects",
             "transcripts",
             "facts",
             "memory",

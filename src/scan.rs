@@ -108,6 +108,12 @@ pub struct Changed {
     pub fingerprint: String,
     /// The ledger has a row for this path (its bytes changed since); `false`: new.
     pub known: bool,
+    /// Where extraction starts: 0, or for a Claude Code session appended to since it was
+    /// last read, the byte just past what was read then.
+    pub from: usize,
+    /// Where extraction ends, and what `sha256` covers: the whole file, or for a session
+    /// the byte just past its last complete record.
+    pub end: usize,
 }
 
 /// What one vault's scan found.
@@ -438,6 +444,17 @@ fn look(
         Ok(b) => b,
         Err(e) => return Ok(failed(read_error(e))),
     };
+    if v.is_project() {
+        return Ok(look_at_session(
+            vi,
+            v,
+            path,
+            &bytes,
+            (size, mtime_ns, stamp),
+            row,
+            rules,
+        ));
+    }
     // A file that cannot be a transcript fails here, before it takes a place in the
     // per-run budget; it is looked at again next run.
     let blank = match transcript::decode(&bytes) {
@@ -470,6 +487,7 @@ fn look(
             model: String::new(),
             processed_at: at.to_rfc3339(),
             fact_count: 0,
+            consumed: None,
         }));
     }
     // The same bytes under another name (a renamed file, a moved vault): already paid for.
@@ -497,7 +515,75 @@ fn look(
         sha256,
         fingerprint: stamp_fingerprint(stamp),
         known: row.is_some(),
+        from: 0,
+        end: usize::try_from(size).unwrap_or(usize::MAX),
     }))
+}
+
+/// Judges a Claude Code session that changed on disk. A session grows while it goes on:
+/// when the part read last time is still its beginning, only what was appended after it
+/// is sent; a file rewritten in between is read whole. Half a record at the end (the
+/// session is being written) waits for the next run.
+fn look_at_session(
+    vi: usize,
+    v: &Vault,
+    path: &std::path::Path,
+    bytes: &[u8],
+    (size, mtime_ns, stamp): (i64, i64, Stamp),
+    row: Option<TranscriptRow>,
+    rules: &Rules<'_>,
+) -> Seen {
+    let end = crate::claude_code::project::records_end(bytes);
+    let key = path.display().to_string();
+    let read = row
+        .as_ref()
+        .filter(|_| !rules.force)
+        .and_then(|r| Some((r, usize::try_from(r.consumed?).ok()?)))
+        .filter(|(r, consumed)| {
+            *consumed <= end && hex::encode(Sha256::digest(&bytes[..*consumed])) == r.sha256
+        });
+    if let Some((r, consumed)) = read
+        && consumed == end
+    {
+        let touch = Update::Touch {
+            path: key,
+            size,
+            mtime_ns,
+        };
+        return Seen::Unchanged {
+            older: processed_with_another_prompt(r, rules),
+            update: Some(touch),
+        };
+    }
+    let from = read.map_or(0, |(_, consumed)| consumed);
+    let sha256 = hex::encode(Sha256::digest(&bytes[..end]));
+    // No record at all yet (a session just opened): nothing to pay for until one lands.
+    if bytes[..end].iter().all(u8::is_ascii_whitespace) {
+        let at: chrono::DateTime<chrono::Local> = rules.now.into();
+        return Seen::Blank(TranscriptRow {
+            path: key,
+            vault: v.name.clone(),
+            size,
+            mtime_ns,
+            sha256,
+            prompt_hash: String::new(),
+            model: String::new(),
+            processed_at: at.to_rfc3339(),
+            fact_count: 0,
+            consumed: Some(i64::try_from(end).unwrap_or(i64::MAX)),
+        });
+    }
+    Seen::Changed(Changed {
+        vault: vi,
+        path: path.to_path_buf(),
+        size,
+        mtime_ns,
+        sha256,
+        fingerprint: stamp_fingerprint(stamp),
+        known: row.is_some(),
+        from,
+        end,
+    })
 }
 
 /// A stamp as the ledger records it: size and mtime in nanoseconds since the epoch.
@@ -608,6 +694,102 @@ mod tests {
         Ledger::scratch_copy(std::path::Path::new("/nonexistent/memloop/ledger.sqlite3")).unwrap()
     }
 
+    /// A Claude Code project in a temp dir, as a vault of kind `ClaudeCode`.
+    fn project() -> (tempfile::TempDir, Vault) {
+        let dir = tempfile::tempdir().unwrap();
+        let sessions = dir.path().join("-home-u-app");
+        fs::create_dir_all(&sessions).unwrap();
+        let p = crate::claude_code::project::Project {
+            sessions_dir: sessions,
+            cwd: PathBuf::from("/home/u/app"),
+            cwd_known: true,
+        };
+        let vault = crate::claude_code::project::to_vault(&p, false).unwrap();
+        (dir, vault)
+    }
+
+    /// Marks every changed session of `scan` read up to where the scan said it ends.
+    fn read_sessions(ledger: &Ledger, scan: &Scan) {
+        for c in &scan.changed {
+            ledger
+                .mark_transcript(&TranscriptRow {
+                    path: c.path.display().to_string(),
+                    vault: "/home/u/app".into(),
+                    size: c.size,
+                    mtime_ns: c.mtime_ns,
+                    sha256: c.sha256.clone(),
+                    prompt_hash: "p".into(),
+                    model: "m".into(),
+                    processed_at: "2025-06-01T00:00:00+00:00".into(),
+                    fact_count: 0,
+                    consumed: Some(i64::try_from(c.end).unwrap()),
+                })
+                .unwrap();
+        }
+    }
+
+    #[test]
+    fn a_grown_session_is_read_from_where_the_last_run_stopped_and_a_rewritten_one_whole() {
+        let (_dir, v) = project();
+        let world = |bytes: &[u8]| {
+            let path = v.chats_dir().join("s1.jsonl");
+            fs::write(&path, bytes).unwrap();
+            File::options()
+                .write(true)
+                .open(&path)
+                .and_then(|f| f.set_modified(SystemTime::now() - HOUR))
+                .unwrap();
+        };
+        let rules = Rules {
+            settle: Duration::from_secs(600),
+            force: false,
+            now: SystemTime::now(),
+            prompt_hash: None,
+            answer: None,
+        };
+        let ledger = empty_ledger();
+        let first = b"{\"n\":1}\n{\"n\":2}\n";
+        world(first);
+        let s = scan(std::slice::from_ref(&v), &ledger, &rules).unwrap();
+        assert_eq!((s.changed[0].from, s.changed[0].end), (0, first.len()));
+        read_sessions(&ledger, &s);
+
+        // Half a record appended: nothing new to read, the row only touched.
+        let mut grown = first.to_vec();
+        grown.extend_from_slice(b"{\"n\":");
+        world(&grown);
+        let s = scan(std::slice::from_ref(&v), &ledger, &rules).unwrap();
+        assert!(s.changed.is_empty(), "{:?}", s.changed);
+        assert_eq!(s.vaults[0].unchanged, 1);
+        apply(&ledger, &s.updates).unwrap();
+
+        // The record completed, and another: read from the end of the first part.
+        grown.extend_from_slice(b"3}\n{\"n\":4}\n");
+        world(&grown);
+        let s = scan(std::slice::from_ref(&v), &ledger, &rules).unwrap();
+        assert_eq!(s.vaults[0].changed, 1);
+        assert_eq!(
+            (s.changed[0].from, s.changed[0].end),
+            (first.len(), grown.len())
+        );
+        read_sessions(&ledger, &s);
+
+        // Rewritten (a record in the part read before changed): read whole.
+        let mut rewritten = grown.clone();
+        rewritten[5] = b'9';
+        world(&rewritten);
+        let s = scan(std::slice::from_ref(&v), &ledger, &rules).unwrap();
+        assert_eq!((s.changed[0].from, s.changed[0].end), (0, rewritten.len()));
+
+        // Forced: whole, whatever was read.
+        let forced = Rules {
+            force: true,
+            ..rules
+        };
+        let s = scan(std::slice::from_ref(&v), &ledger, &forced).unwrap();
+        assert_eq!(s.changed[0].from, 0);
+    }
+
     /// Marks every changed transcript of `scan` processed with `prompt_hash`.
     fn process(ledger: &Ledger, scan: &Scan, prompt_hash: &str) {
         for c in &scan.changed {
@@ -622,6 +804,7 @@ mod tests {
                     model: "m".into(),
                     processed_at: "2025-06-01T00:00:00+00:00".into(),
                     fact_count: 0,
+                    consumed: None,
                 })
                 .unwrap();
         }

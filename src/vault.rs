@@ -51,21 +51,85 @@ pub struct Vault {
     /// What the user should hear about this vault that does not stop it from being read:
     /// a `.memory-loop.json` that Memory Loop ignores, and memloop with it.
     pub warnings: Vec<String>,
+    /// Where its transcripts come from.
+    pub kind: Kind,
+}
+
+/// Where a vault's transcripts come from, and where its insights go.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Kind {
+    /// A Memory Loop vault: `*.md` chats in its inbox, insights in its `CLAUDE.md`.
+    MemoryLoop,
+    /// A Claude Code project (`claude_code::project`): `*.jsonl` sessions directly in
+    /// `root`, Claude Code's directory for the project; the vault's name is the project's
+    /// working directory.
+    ClaudeCode {
+        /// The project's working directory, where its `CLAUDE.local.md` is.
+        project: PathBuf,
+        /// The user opted this project in to insights in its `CLAUDE.local.md`, and git
+        /// ignores that file: without both, its facts stay in the ledger, unwritten.
+        insights: bool,
+    },
 }
 
 impl Vault {
-    /// The directory Memory Loop writes transcripts to: `{content_root}/{inbox}/chats`.
+    /// The directory its transcripts are in: `{content_root}/{inbox}/chats` for a Memory
+    /// Loop vault, Claude Code's session directory for a project.
     #[must_use]
     pub fn chats_dir(&self) -> PathBuf {
-        self.content_root.join(&self.inbox).join("chats")
+        match self.kind {
+            Kind::MemoryLoop => self.content_root.join(&self.inbox).join("chats"),
+            Kind::ClaudeCode { .. } => self.root.clone(),
+        }
     }
 
-    /// The vault's `CLAUDE.md`, where its insights fence lives.
+    /// The file its insights fence lives in: the vault's `CLAUDE.md`, or a project's
+    /// `CLAUDE.local.md`.
     #[must_use]
     pub fn claude_md(&self) -> PathBuf {
-        self.root.join(MARKER_FILE)
+        match &self.kind {
+            Kind::MemoryLoop => self.root.join(MARKER_FILE),
+            Kind::ClaudeCode { project, .. } => project.join(LOCAL_FILE),
+        }
+    }
+
+    /// Whether its insights are written at all (`insights.enabled` aside): always for a
+    /// vault, only when opted in for a project.
+    #[must_use]
+    pub fn writes_insights(&self) -> bool {
+        match self.kind {
+            Kind::MemoryLoop => true,
+            Kind::ClaudeCode { insights, .. } => insights,
+        }
+    }
+
+    /// The directory its insights file must stay inside once symlinks are followed.
+    #[must_use]
+    pub fn insights_root(&self) -> &Path {
+        match &self.kind {
+            Kind::MemoryLoop => &self.root,
+            Kind::ClaudeCode { project, .. } => project,
+        }
+    }
+
+    /// Whether it is a Claude Code project rather than a Memory Loop vault.
+    #[must_use]
+    pub fn is_project(&self) -> bool {
+        matches!(self.kind, Kind::ClaudeCode { .. })
+    }
+
+    /// The file name its transcripts end with.
+    fn extension(&self) -> &'static [u8] {
+        match self.kind {
+            Kind::MemoryLoop => b".md",
+            Kind::ClaudeCode { .. } => b".jsonl",
+        }
     }
 }
+
+/// The git-ignored file Claude Code loads as the user's own instructions for a project:
+/// where a project's insights go when the user opts in.
+pub const LOCAL_FILE: &str = "CLAUDE.local.md";
 
 /// Why a directory could not be used as a vault; every message names the path.
 ///
@@ -209,6 +273,7 @@ pub fn open(dir: &Path) -> Result<Vault, VaultError> {
         content_root,
         inbox,
         warnings,
+        kind: Kind::MemoryLoop,
     })
 }
 
@@ -475,8 +540,10 @@ pub fn chats(vault: &Vault) -> Result<Chats, VaultError> {
         let name = entry.file_name();
         // `*.md`, by the name's bytes: what `Path::extension` says of a name that is not
         // hidden, without parsing a path for each of thousands of entries.
-        let is_md = name.as_encoded_bytes().ends_with(b".md");
-        if !is_md || is_hidden(&name) {
+        let is_md = name.as_encoded_bytes().ends_with(vault.extension());
+        // A subagent's session (`agent-*.jsonl`) is the model talking to itself.
+        let sidechain = vault.is_project() && name.as_encoded_bytes().starts_with(b"agent-");
+        if !is_md || sidechain || is_hidden(&name) {
             continue;
         }
         let path = entry.path();
@@ -566,6 +633,7 @@ mod tests {
                 content_root: dir.clone(),
                 inbox: "00_Inbox".into(),
                 warnings: Vec::new(),
+                kind: crate::vault::Kind::MemoryLoop,
             }
         );
         assert_eq!(vault.chats_dir(), dir.join("00_Inbox").join("chats"));

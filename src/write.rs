@@ -57,9 +57,20 @@ pub struct Layout<'a> {
 }
 
 impl Layout<'_> {
-    /// Every target, the memory file first.
-    pub fn targets(&self) -> impl Iterator<Item = Target> + use<> {
-        std::iter::once(Target::Memory).chain((0..self.vaults.len()).map(Target::Vault))
+    /// Every target that is written, the memory file first.
+    pub fn targets(&self) -> impl Iterator<Item = Target> + use<'_> {
+        std::iter::once(Target::Memory)
+            .chain((0..self.vaults.len()).map(Target::Vault))
+            .filter(|t| self.writes(*t))
+    }
+
+    /// Whether a target is written at all: insights may be turned off, and a Claude Code
+    /// project's are written only where the user opted in.
+    pub fn writes(&self, target: Target) -> bool {
+        match target {
+            Target::Memory => true,
+            Target::Vault(vi) => self.insights_enabled && self.vaults[vi].writes_insights(),
+        }
     }
 
     /// The file a target lives in.
@@ -75,7 +86,17 @@ impl Layout<'_> {
     pub fn confined_to(&self, target: Target) -> Option<&Path> {
         match target {
             Target::Memory => None,
-            Target::Vault(vi) => Some(self.vaults[vi].root.as_path()),
+            Target::Vault(vi) => Some(self.vaults[vi].insights_root()),
+        }
+    }
+
+    /// Whether copies are kept beside the target's file before it is rewritten: not in a
+    /// project's directory, where git would list them and a `git add .` commit them (the
+    /// fence never touches the user's text there, and hand edits are read back first).
+    pub fn keeps_backups(&self, target: Target) -> bool {
+        match target {
+            Target::Memory => true,
+            Target::Vault(vi) => !self.vaults[vi].is_project(),
         }
     }
 
@@ -274,9 +295,7 @@ impl Writer {
         report: &mut Report,
         now: &str,
     ) -> Result<()> {
-        if self.failed.contains(&target)
-            || (matches!(target, Target::Vault(_)) && !layout.insights_enabled)
-        {
+        if self.failed.contains(&target) || !layout.writes(target) {
             return Ok(());
         }
         let path = layout.path(target);
@@ -420,7 +439,10 @@ impl Writer {
             }
             let (scope, vault) = layout.scope(target);
             let facts = self.renderable(store, scope, vault)?;
-            let plan = plan(target, &disk, shape.as_deref(), &recorded, &facts, layout)?;
+            let mut plan = plan(target, &disk, shape.as_deref(), &recorded, &facts, layout)?;
+            if !layout.keeps_backups(target) {
+                plan.backup = None;
+            }
             if let Target::Memory = target {
                 report.memory.bytes = if plan.write.is_some() || disk.bytes.is_some() {
                     plan.text.len()
@@ -516,8 +538,13 @@ impl Writer {
                         .count()
                 })
                 .unwrap_or_default();
+            let saved = if layout.keeps_backups(target) {
+                " (the file as it was is saved beside it as .before-memloop)"
+            } else {
+                ""
+            };
             report.notices.push(format!(
-                "took over {shown}: {} bullets adopted as your facts, {blocks} blocks of your own text kept where they are (the file as it was is saved beside it as .before-memloop)",
+                "took over {shown}: {} bullets adopted as your facts, {blocks} blocks of your own text kept where they are{saved}",
                 edits.added.len()
             ));
         }

@@ -10,6 +10,7 @@
 //! It changes nothing: the ledger is read through a private copy, the lock is only probed,
 //! and the one request it sends (not with `--offline`) extracts from a two-line chat.
 
+mod claude_code;
 mod files;
 mod memory_loop;
 mod provider;
@@ -88,6 +89,12 @@ pub fn run(global: &Global, env: &Env, args: &DoctorArgs) -> Result<u8> {
     let ledger = read_ledger(cfg);
     let hash = prompt.as_ref().ok().map(Prompt::hash);
     checks.extend(vaults::check(
+        cfg,
+        ledger.as_ref().ok(),
+        hash.as_deref(),
+        now.into(),
+    ));
+    checks.extend(claude_code::check(
         cfg,
         ledger.as_ref().ok(),
         hash.as_deref(),

@@ -20,6 +20,7 @@ pub fn run(cfg: &Resolved, env: &Env, global: &Global, args: &ExtractArgs) -> Re
         return sample::run(env, global);
     }
     if args.vaults.is_empty()
+        && args.projects.is_empty()
         && let Err(e) = super::require_vaults(cfg)
     {
         // On a terminal a newcomer sees memloop work on the sample and how to go on; a
@@ -36,6 +37,7 @@ pub fn run(cfg: &Resolved, env: &Env, global: &Global, args: &ExtractArgs) -> Re
         force: args.force,
         dry_run: args.dry_run,
         vaults: args.vaults.clone(),
+        projects: args.projects.clone(),
     };
     let progress = Reporter::new(global.quiet, args.json);
     let runtime = tokio::runtime::Builder::new_multi_thread()

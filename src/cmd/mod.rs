@@ -123,9 +123,13 @@ pub(super) fn require_vaults(cfg: &Resolved) -> Result<()> {
     Ok(())
 }
 
-/// Whether this run has no vault at all: none configured, or a vaults directory with no
-/// vault in it. A vault that fails to open is not "none": the run reports it.
+/// Whether this run has nothing to read: no vault configured, or a vaults directory with
+/// no vault in it, and Claude Code's sessions not enabled. A vault that fails to open is
+/// not "none": the run reports it.
 fn no_vaults(cfg: &Resolved) -> bool {
+    if cfg.claude_code.enabled {
+        return false;
+    }
     if cfg.vaults_dir.is_none() && cfg.vaults.is_empty() {
         return true;
     }
@@ -133,6 +137,16 @@ fn no_vaults(cfg: &Resolved) -> bool {
 }
 
 fn no_vaults_message(cfg: &Resolved) -> String {
+    let mut message = no_vault_found(cfg);
+    if let Some(hint) = crate::claude_code::project::hint(&cfg.claude_code, &cfg.paths.config_file)
+    {
+        message.push_str("; ");
+        message.push_str(&hint);
+    }
+    message
+}
+
+fn no_vault_found(cfg: &Resolved) -> String {
     let config = cfg.paths.config_file.display();
     match &cfg.vaults_dir {
         Some(dir) if cfg.vaults.is_empty() => format!(

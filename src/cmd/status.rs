@@ -47,6 +47,7 @@ struct State {
     /// Whether another run holds the lock; `None` when that could not be checked.
     in_progress: Option<bool>,
     transcripts: Transcripts,
+    claude_code: ClaudeCode,
     memory: Memory,
     insights: Vec<Insights>,
     facts: Facts,
@@ -105,6 +106,33 @@ struct VaultState {
     path: String,
     #[serde(flatten)]
     counts: VaultCounts,
+}
+
+/// `[sources.claude_code]`: the projects found, which are read, and what waits in each.
+#[derive(Serialize)]
+struct ClaudeCode {
+    enabled: bool,
+    projects_dir: String,
+    projects: Vec<ProjectState>,
+    /// What a run would say when the source is off and sessions are there.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    hint: Option<String>,
+}
+
+#[derive(Serialize)]
+struct ProjectState {
+    /// The project's working directory.
+    path: String,
+    /// Claude Code's directory of its sessions.
+    sessions_dir: String,
+    sessions: usize,
+    /// `read`, `not enabled`, `excluded`, `no sessions`.
+    status: &'static str,
+    /// Its insights go to its `CLAUDE.local.md`.
+    insights: bool,
+    /// For a project read: what the scan found.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    counts: Option<VaultCounts>,
 }
 
 #[derive(Serialize)]
@@ -191,7 +219,15 @@ fn gather(
             notice: None,
         },
     };
-    let (vaults, mut problems) = vaults(cfg);
+    let (mut vaults, mut problems) = vaults(cfg);
+    let memory_loop_vaults = vaults.len();
+    // Only the projects a run would read are scanned; the others are listed.
+    let listing = crate::claude_code::project::select(&cfg.claude_code, &[]).unwrap_or_default();
+    vaults.extend(listing.vaults.iter().cloned());
+    problems.extend(listing.failures.iter().map(|(path, error)| Failure {
+        path: path.display().to_string(),
+        error: error.clone(),
+    }));
     let (ledger, damaged) = read_ledger(cfg, &vaults)?;
     let hash = prompt.ok().map(Prompt::hash);
     let answer = hash.as_deref().map(|h| scan::answer_key(h, &cfg.llm.model));
@@ -202,8 +238,33 @@ fn gather(
         prompt_hash: hash.as_deref(),
         answer: answer.as_deref(),
     };
-    let found = scan::scan(&vaults, &ledger, &rules)?;
+    let mut found = scan::scan(&vaults, &ledger, &rules)?;
     let total = found.total();
+    let project_counts = found.vaults.split_off(memory_loop_vaults);
+    let claude_code = ClaudeCode {
+        enabled: cfg.claude_code.enabled,
+        projects_dir: cfg.claude_code.projects_dir.display().to_string(),
+        projects: listing
+            .projects
+            .iter()
+            .map(|l| {
+                let name = l.project.cwd.display().to_string();
+                let counts = vaults[memory_loop_vaults..]
+                    .iter()
+                    .position(|v| v.name == name)
+                    .map(|i| project_counts[i].clone());
+                ProjectState {
+                    path: name,
+                    sessions_dir: l.project.sessions_dir.display().to_string(),
+                    sessions: l.sessions,
+                    status: l.status,
+                    insights: l.insights,
+                    counts,
+                }
+            })
+            .collect(),
+        hint: crate::claude_code::project::hint(&cfg.claude_code, &cfg.paths.config_file),
+    };
     problems.extend(found.problems.iter().map(|p| Failure {
         path: p.path.display().to_string(),
         error: p.error.clone(),
@@ -234,6 +295,7 @@ fn gather(
         ledger_error: damaged.as_ref().map(|e| format!("{e:#}")),
         last_run: last_run(&ledger)?,
         in_progress: in_progress(&cfg.paths.state_dir),
+        claude_code,
         transcripts: Transcripts {
             processed: ledger.transcript_count()?,
             waiting: total.new + total.changed,
@@ -255,7 +317,11 @@ fn gather(
             bytes: std::fs::metadata(&cfg.memory_file).ok().map(|m| m.len()),
             max_bytes: cfg.config.memory.max_bytes,
         },
-        insights: vaults.iter().map(|v| insights(cfg, v)).collect(),
+        insights: vaults
+            .iter()
+            .filter(|v| v.writes_insights())
+            .map(|v| insights(cfg, v))
+            .collect(),
         facts: Facts {
             active: count(Status::Active)?,
             archived: count(Status::Archived)?,
@@ -422,7 +488,7 @@ fn text(s: &State) -> String {
     );
 
     let t = &s.transcripts;
-    if t.vaults.is_empty() && t.problems.is_empty() {
+    if t.vaults.is_empty() && t.problems.is_empty() && s.claude_code.projects.is_empty() {
         line(
             "transcripts",
             if s.vaults_dir.is_none() {
@@ -443,6 +509,32 @@ fn text(s: &State) -> String {
         }
         for p in &t.problems {
             line("", &format!("unreadable: {}: {}", p.path, p.error));
+        }
+    }
+    let cc = &s.claude_code;
+    if !cc.projects.is_empty() {
+        line(
+            "claude code",
+            &format!(
+                "{} in {}",
+                if cc.enabled { "enabled" } else { "not enabled" },
+                cc.projects_dir
+            ),
+        );
+        for p in &cc.projects {
+            let what = match &p.counts {
+                Some(counts) => vault_counts(counts),
+                None => format!("{}, not read: {}", plural(p.sessions, "session"), p.status),
+            };
+            let insights = if p.insights {
+                " (insights in CLAUDE.local.md)"
+            } else {
+                ""
+            };
+            line(&format!("  {}", p.path), &format!("{what}{insights}"));
+        }
+        if let Some(hint) = &cc.hint {
+            line("", hint);
         }
     }
     if t.older_prompt > 0 {

@@ -115,6 +115,12 @@ CREATE TABLE failed_inputs (
     failed_at TEXT NOT NULL
 );
 ",
+    // 5 -> 6: how far a Claude Code session was read (the byte just past its last record
+    // extracted), so the next run sends only what was appended; NULL for a transcript read
+    // whole. Its `sha256` is then the checksum of that part.
+    "
+ALTER TABLE transcripts ADD COLUMN consumed INTEGER;
+",
 ];
 
 /// The version this memloop writes.

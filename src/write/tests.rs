@@ -310,6 +310,7 @@ fn only_vault_files_are_confined() {
         content_root: "/v".into(),
         inbox: "00_Inbox".into(),
         warnings: Vec::new(),
+        kind: crate::vault::Kind::MemoryLoop,
     }];
     let l = Layout {
         vaults: &vaults,

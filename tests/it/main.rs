@@ -14,6 +14,7 @@ mod builtin;
 mod cap;
 mod chunking;
 mod claude_cli;
+mod claude_code;
 mod completions;
 mod config;
 mod crash;

@@ -25,6 +25,10 @@ pub(super) fn check(
 ) -> Vec<Check> {
     let config = cfg.paths.config_file.display();
     if cfg.vaults_dir.is_none() && cfg.vaults.is_empty() {
+        // Claude Code's sessions are what a run reads (see the `claude code` lines).
+        if cfg.claude_code.enabled {
+            return Vec::new();
+        }
         return vec![
             Check::error("vaults", "no vaults configured: a run has nothing to read").fix(
                 format!(
@@ -249,6 +253,7 @@ mod tests {
             content_root: "/v/alpha".into(),
             inbox: "00_Inbox".into(),
             warnings: Vec::new(),
+            kind: crate::vault::Kind::MemoryLoop,
         }
     }
 

@@ -150,9 +150,14 @@ fn source(ledger: &Ledger, s: &Source) -> Result<String> {
         HAND_EDIT => format!("    {}  written in the file by hand\n", s.date),
         REMEMBERED => format!("    {}  `memloop memory remember`\n", s.date),
         path => {
+            // A Claude Code session's row says how far it was read; its "vault" is the
+            // project it was held in.
             let vault = ledger
                 .transcript(path)?
-                .map(|row| format!("{}: ", row.vault))
+                .map(|row| match row.consumed {
+                    Some(_) => format!("Claude Code session in {}: ", row.vault),
+                    None => format!("{}: ", row.vault),
+                })
                 .unwrap_or_default();
             format!("    {}  {vault}{path}\n", s.date)
         }
@@ -204,6 +209,20 @@ mod tests {
             model: String::new(),
             processed_at: "2025-06-12T09:00:00Z".to_owned(),
             fact_count: 1,
+            consumed: None,
+        })?;
+        let session = "/h/.claude/projects/-h-app/5d1c.jsonl";
+        ledger.mark_transcript(&crate::ledger::TranscriptRow {
+            path: session.to_owned(),
+            vault: "/h/app".to_owned(),
+            size: 10,
+            mtime_ns: 1,
+            sha256: "01".repeat(32),
+            prompt_hash: String::new(),
+            model: String::new(),
+            processed_at: "2025-06-12T09:00:00Z".to_owned(),
+            fact_count: 1,
+            consumed: Some(10),
         })?;
         let src = |transcript: &str, evidence: Option<&str>| Source {
             transcript: transcript.to_owned(),
@@ -214,6 +233,10 @@ mod tests {
             (
                 src(path, Some("I want straight answers")),
                 "    2025-06-12  alpha: /v/alpha/00_Inbox/chats/one.md\n                \"I want straight answers\"\n",
+            ),
+            (
+                src(session, None),
+                "    2025-06-12  Claude Code session in /h/app: /h/.claude/projects/-h-app/5d1c.jsonl\n",
             ),
             (
                 src("/elsewhere/two.md", None),

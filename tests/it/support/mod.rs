@@ -248,6 +248,32 @@ impl TestEnv {
         path
     }
 
+    /// `home/.claude/projects`: where Claude Code keeps its sessions.
+    pub fn claude_projects(&self) -> PathBuf {
+        self.home().join(".claude/projects")
+    }
+
+    /// Claude Code's directory of the sessions held in `cwd` (each `/` and `.` a `-`).
+    pub fn session_dir(&self, cwd: &Path) -> PathBuf {
+        let encoded: String = cwd
+            .display()
+            .to_string()
+            .chars()
+            .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
+            .collect();
+        self.claude_projects().join(encoded)
+    }
+
+    /// Writes a Claude Code session held in `cwd`, backdated past the settle time.
+    pub fn add_session(&self, cwd: &Path, id: &str, jsonl: &str) -> PathBuf {
+        let dir = self.session_dir(cwd);
+        fs::create_dir_all(&dir).expect("create session dir");
+        let path = dir.join(format!("{id}.jsonl"));
+        fs::write(&path, jsonl).expect("write session");
+        backdate(&path);
+        path
+    }
+
     /// `home/.claude/rules/memory.md`.
     pub fn memory_path(&self) -> PathBuf {
         self.home().join(".claude/rules/memory.md")
