@@ -28,6 +28,9 @@ mod mock;
 #[path = "pipeline/corpus.rs"]
 mod corpus;
 
+#[path = "pipeline/sessions.rs"]
+mod sessions;
+
 use corpus::{Corpus, Kind, Spec, generate, vault_name};
 
 use std::fmt::Write as _;
@@ -43,6 +46,11 @@ use serde_json::Value;
 use tempfile::TempDir;
 
 use mock::Mock;
+
+/// Claude Code projects, and sessions in each, in the session corpus (the issue-12
+/// figure: a no-op run over 1,000 session files).
+const SESSION_PROJECTS: usize = 50;
+const SESSIONS_PER_PROJECT: usize = 20;
 
 /// Vaults in the corpora sent to the mock.
 const VAULTS: usize = 10;
@@ -146,6 +154,18 @@ fn main() -> Result<()> {
             );
             Ok(())
         },
+    )?;
+    let (projects, per_project) = if full {
+        (SESSION_PROJECTS, SESSIONS_PER_PROJECT)
+    } else {
+        (2, 5)
+    };
+    emit(
+        &format!(
+            "6. Claude Code sessions: {} in {projects} projects",
+            projects * per_project
+        ),
+        |out| session_figures(out, projects, per_project),
     )?;
     println!("\nload average at the end: {}", load_average());
     Ok(())
@@ -310,9 +330,14 @@ const STAT_WALK: &str = "find VAULTS_DIR -name '*.md' -printf '%s %T@\\n'";
 
 /// [`STAT_WALK`] as a command, its output thrown away.
 fn stat_walk(vaults: &Path) -> Command {
+    stat_walk_of(vaults, "*.md")
+}
+
+/// A bare stat of every file named like `pattern` under `dir`, its output thrown away.
+fn stat_walk_of(dir: &Path, pattern: &str) -> Command {
     let mut cmd = Command::new("find");
-    cmd.arg(vaults)
-        .args(["-name", "*.md", "-printf", "%s %T@\\n"])
+    cmd.arg(dir)
+        .args(["-name", pattern, "-printf", "%s %T@\\n"])
         .stdin(Stdio::null())
         .stdout(Stdio::null())
         .stderr(Stdio::null());
@@ -431,6 +456,153 @@ fn sample_trimming() -> Result<Trimming> {
         chars,
         &mock.requests(),
     ))
+}
+
+/// Claude Code sessions: a first run and the no-op run over the generated corpus (builtin
+/// provider), then what reaches the model (the mock): the whole corpus, one exchange
+/// appended to a session of each project, and the two real sessions of the fixtures.
+fn session_figures(out: &mut String, projects: usize, per_project: usize) -> Result<()> {
+    let sandbox = Sandbox::new()?;
+    let projects_dir = sandbox.home().join(".claude/projects");
+    let corpus = sessions::generate(&projects_dir, projects, per_project, SEED ^ 0xc1)?;
+    let enabled = "[sources.claude_code]\nenabled = true\n";
+    sandbox.config(enabled)?;
+    let n = corpus.files.len();
+    let first = sandbox.extract(&[], &[])?;
+    if first.report["transcripts"]["processed"] != n {
+        bail!(
+            "the first session run did not process {n}: {}",
+            first.report
+        );
+    }
+    let mut noop = Vec::with_capacity(NOOP_RUNS);
+    let mut walk = Vec::with_capacity(NOOP_RUNS);
+    for _ in 0..NOOP_RUNS {
+        let mut cmd = sandbox.command(&["extract", "-q"], &[]);
+        noop.push(wall_of(&mut cmd)?);
+        walk.push(wall_of(&mut stat_walk_of(&projects_dir, "*.jsonl")).ok());
+    }
+    noop.sort();
+    let median = |d: &[Duration]| d[d.len() / 2];
+    let walk: Option<Vec<Duration>> = walk.into_iter().collect();
+    let noop_run = sandbox.extract(&[], &[])?;
+    if noop_run.report["transcripts"]["processed"] != 0 {
+        bail!(
+            "the no-op session run processed sessions: {}",
+            noop_run.report
+        );
+    }
+    let rows = vec![
+        vec![
+            "corpus".to_owned(),
+            format!(
+                "{n} sessions in {} projects, {:.1} MB",
+                corpus.projects,
+                corpus.bytes as f64 / 1e6
+            ),
+        ],
+        vec!["first run (builtin): wall (cpu)".to_owned(), timing(&first)],
+        vec![
+            "first run: peak RSS".to_owned(),
+            format!("{} MiB", mib(first.peak_rss_kb)),
+        ],
+        vec![
+            format!("no-op run: wall, median of {NOOP_RUNS}"),
+            format!(
+                "{} (min {}, max {}; peak RSS {} MiB)",
+                secs(median(&noop)),
+                secs(noop[0]),
+                secs(noop[noop.len() - 1]),
+                mib(noop_run.peak_rss_kb)
+            ),
+        ],
+        vec![
+            format!("`find PROJECTS -name '*.jsonl' -printf ...`: median of {NOOP_RUNS}"),
+            walk.map_or_else(
+                || "-".to_owned(),
+                |mut w| {
+                    w.sort();
+                    format!(
+                        "{}; the no-op run takes {:.1}x as long",
+                        secs(median(&w)),
+                        median(&noop).as_secs_f64() / median(&w).as_secs_f64()
+                    )
+                },
+            ),
+        ],
+    ];
+    table(out, &["figure", "value"], &rows);
+
+    // What reaches the model.
+    let mock = Mock::start();
+    let whole = Sandbox::new()?;
+    let whole_corpus = sessions::generate(
+        &whole.home().join(".claude/projects"),
+        projects,
+        per_project,
+        SEED ^ 0xc1,
+    )?;
+    whole.config(enabled)?;
+    whole.extract(&[], &anthropic(&mock))?;
+    let mut rows = vec![Trimming::measure(
+        format!("generated sessions, first run ({n} files)"),
+        whole_corpus.bytes,
+        &mock.requests(),
+    )];
+    let mock = Mock::start();
+    let mut appended = 0;
+    let mut grown = 0;
+    for (i, file) in whole_corpus.files.iter().step_by(per_project).enumerate() {
+        appended += sessions::append_exchange(file, SEED ^ i as u64)?;
+        grown += file_len(file);
+    }
+    let again = whole.extract(&[], &anthropic(&mock))?;
+    let mut appended_row = Trimming::measure(
+        format!(
+            "one exchange appended to {projects} sessions ({:.1} MB in all after it)",
+            grown as f64 / 1e6
+        ),
+        appended,
+        &mock.requests(),
+    );
+    appended_row.label.push_str(&format!(
+        "; processed {}",
+        again.report["transcripts"]["processed"]
+    ));
+    rows.push(appended_row);
+    let real = Sandbox::new()?;
+    let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/claude-code");
+    let mut raw = 0;
+    for (file, cwd) in [
+        (
+            "claude-code-session-sample.jsonl",
+            "/home/marco/projects/spotter",
+        ),
+        ("claude-code-session-sample-2.jsonl", "/tmp/tmp74wiyiny"),
+    ] {
+        let text = fs::read_to_string(fixtures.join(file))?;
+        raw += text.len() as u64;
+        let dir = real
+            .home()
+            .join(".claude/projects")
+            .join(sessions::encode(Path::new(cwd)));
+        fs::create_dir_all(&dir)?;
+        fs::write(dir.join(file), &text)?;
+        backdate(&dir.join(file), SystemTime::now() - BACKDATE)?;
+    }
+    real.config(enabled)?;
+    let mock = Mock::start();
+    real.extract(&[], &anthropic(&mock))?;
+    rows.push(Trimming::measure(
+        "the two real sessions (fixtures/claude-code)".to_owned(),
+        raw,
+        &mock.requests(),
+    ));
+    trimming_table(out, &rows);
+    out.push_str(
+        "  raw chars here = bytes of the session files (JSON lines), or of what was appended.\n",
+    );
+    Ok(())
 }
 
 fn md_files(dir: &Path) -> Result<Vec<PathBuf>> {
