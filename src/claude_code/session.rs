@@ -57,6 +57,9 @@ pub struct SessionTurn {
     pub offset: usize,
     /// The `timestamp` of the turn's first record, when it has a valid RFC 3339 one.
     pub timestamp: Option<DateTime<Utc>>,
+    /// The `uuid` of the turn's first record: a session forked with `--fork-session`
+    /// copies its records, uuids and all, into a new file.
+    pub uuid: Option<String>,
 }
 
 /// How many records at or after `from` were left out, by reason.
@@ -74,6 +77,9 @@ pub struct Skipped {
     pub wrapped: usize,
     /// User records that were nothing but "[Request interrupted by user…]".
     pub interrupted: usize,
+    /// Prompts a program sent through `claude -p` or the SDK (`entrypoint: sdk-…`,
+    /// `promptSource: sdk`): no one typed them at the keyboard.
+    pub scripted: usize,
     /// API errors and other `<synthetic>` assistant records.
     pub api_error: usize,
     /// Records with nothing to keep otherwise: an image alone, blank text, thinking alone.
@@ -91,7 +97,7 @@ impl Skipped {
         self.counts().iter().map(|(_, n)| n).sum()
     }
 
-    fn counts(&self) -> [(&'static str, usize); 10] {
+    fn counts(&self) -> [(&'static str, usize); 11] {
         [
             ("meta", self.meta),
             ("compact summary", self.compact_summary),
@@ -99,6 +105,7 @@ impl Skipped {
             ("tool", self.tool),
             ("wrapped", self.wrapped),
             ("interrupted", self.interrupted),
+            ("scripted", self.scripted),
             ("api error", self.api_error),
             ("no text", self.no_text),
             ("rewound", self.rewound),
@@ -114,6 +121,7 @@ impl Skipped {
             Reason::Tool => &mut self.tool,
             Reason::Wrapped => &mut self.wrapped,
             Reason::Interrupted => &mut self.interrupted,
+            Reason::Scripted => &mut self.scripted,
             Reason::ApiError => &mut self.api_error,
             Reason::NoText => &mut self.no_text,
             Reason::Other => &mut self.other,
@@ -151,6 +159,7 @@ enum Reason {
     Tool,
     Wrapped,
     Interrupted,
+    Scripted,
     ApiError,
     NoText,
     Other,
@@ -323,8 +332,16 @@ fn classify(raw: &RawRecord<'_>) -> Class {
         if is(raw.is_compact_summary) {
             return Class::Skip(Reason::CompactSummary);
         }
-        if is(raw.is_meta) {
+        if is(raw.is_meta) || is(raw.is_visible_in_transcript_only) {
             return Class::Skip(Reason::Meta);
+        }
+        if raw
+            .entrypoint
+            .as_deref()
+            .is_some_and(|e| e.starts_with("sdk"))
+            || raw.prompt_source.as_deref() == Some("sdk")
+        {
+            return Class::Skip(Reason::Scripted);
         }
         let has_tool_result = matches!(content, Some(RawContent::Blocks(blocks))
             if blocks.iter().any(|b| b.kind.as_deref() == Some("tool_result")));
@@ -404,6 +421,13 @@ static INTERRUPTED: LazyLock<Regex> = LazyLock::new(|| {
         .expect("interrupt regex is valid")
 });
 
+/// Claude Code's own test for a user text that is not a prompt the person typed (its
+/// `Occ`, Claude Code 2.1.197): one that starts with a lowercase tag, which covers the
+/// wrappers of messages from teammates, channels, other sessions and agents that this
+/// list does not name.
+static NOT_A_PROMPT: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"^\s*<[a-z][\w-]*[\s>]").expect("tag regex is valid"));
+
 /// Blank lines left behind where a wrapped span was removed.
 static BLANK_RUN: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"\n[ \t]*\n(?:[ \t]*\n)+").expect("blank run regex is valid"));
@@ -415,6 +439,9 @@ fn typed_text(raw: &str) -> Result<String, Reason> {
     let kept = INTERRUPTED.replace_all(&unwrapped, "");
     let interrupted = matches!(kept, Cow::Owned(_));
     let text = kept.trim();
+    if NOT_A_PROMPT.is_match(text) {
+        return Err(Reason::Wrapped);
+    }
     if text.is_empty() {
         return Err(if interrupted {
             Reason::Interrupted
@@ -508,6 +535,7 @@ fn group(records: Vec<&Record>) -> Vec<SessionTurn> {
             },
             offset: record.offset,
             timestamp: record.timestamp,
+            uuid: record.uuid.clone(),
         });
     }
     turns
@@ -533,6 +561,15 @@ struct RawRecord<'a> {
     is_compact_summary: Option<bool>,
     #[serde(rename = "isApiErrorMessage")]
     is_api_error_message: Option<bool>,
+    #[serde(rename = "isVisibleInTranscriptOnly")]
+    is_visible_in_transcript_only: Option<bool>,
+    /// `cli` for a session at the keyboard, `sdk-cli` / `sdk-ts` / `sdk-py` for one a
+    /// program drives (Claude Code 2.1.197).
+    #[serde(borrow)]
+    entrypoint: Option<Cow<'a, str>>,
+    /// `typed`, or `sdk` for a prompt a program sent.
+    #[serde(rename = "promptSource", borrow)]
+    prompt_source: Option<Cow<'a, str>>,
     #[serde(rename = "toolUseResult")]
     tool_use_result: Option<IgnoredAny>,
     #[serde(borrow)]

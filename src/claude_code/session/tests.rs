@@ -737,3 +737,113 @@ fn measure_20_mb(name: &str, payload: &str) {
     );
     assert_eq!(s.turns.len(), i * 2);
 }
+
+/// Sessions Claude Code 2.1.197 wrote against a loopback mock of the Messages API (whose
+/// answers are the `MOCK-REPLY-…` texts): see `fixtures/claude-code/SOURCE.md`.
+const INTERACTIVE: &str =
+    include_str!("../../../fixtures/claude-code/2.1.197/interactive-interrupt.jsonl");
+const BRANCH_THEN_COMPACT: &str =
+    include_str!("../../../fixtures/claude-code/2.1.197/branch-then-compact.jsonl");
+const FORK: &str = include_str!("../../../fixtures/claude-code/2.1.197/fork.jsonl");
+const PRINT_RUN: &str = include_str!("../../../fixtures/claude-code/2.1.197/print-run.jsonl");
+
+fn texts_of(s: &Session, role: Role) -> Vec<String> {
+    s.turns
+        .iter()
+        .filter(|t| t.turn.role == role)
+        .map(|t| t.turn.text.clone())
+        .collect()
+}
+
+#[test]
+fn a_real_interactive_session_keeps_both_prompts_around_an_escape() {
+    let s = parse(INTERACTIVE.as_bytes(), 0);
+    assert_eq!(
+        texts_of(&s, Role::User),
+        ["please interrupt me", "second prompt after interrupt"]
+    );
+    let answers = texts_of(&s, Role::Assistant).join("\n");
+    assert!(answers.contains("MOCK-REPLY-95628425-3"), "{answers}");
+    assert!(
+        !answers.contains("MOCK-REPLY-95628425-2"),
+        "the partial answer Claude Code saved as <synthetic> stays out: {answers}"
+    );
+    assert_eq!(s.skipped.interrupted, 1, "{}", s.skipped);
+    assert_eq!(s.skipped.api_error, 1, "{}", s.skipped);
+    assert_eq!(s.end, INTERACTIVE.len());
+}
+
+#[test]
+fn a_real_rewind_and_compaction_read_along_the_active_branch_and_prompts_sent_by_a_program_stay_out()
+ {
+    // `claude -p` turn one, two, three; `--resume-session-at` the first answer and a new
+    // prompt; `/compact`; one more prompt.
+    let s = parse(BRANCH_THEN_COMPACT.as_bytes(), 0);
+    assert!(
+        texts_of(&s, Role::User).is_empty(),
+        "every prompt was sent by `claude -p`: {:?}",
+        texts_of(&s, Role::User)
+    );
+    // Five prompts, and `/compact` with its output, all sent in `-p` runs.
+    assert_eq!(s.skipped.scripted, 7, "{}", s.skipped);
+    let answers = texts_of(&s, Role::Assistant).join("\n");
+    for kept in [
+        "MOCK-REPLY-95434713-1",
+        "MOCK-REPLY-95444114-1",
+        "MOCK-REPLY-95484621-1",
+    ] {
+        assert!(answers.contains(kept), "{kept} is on the branch: {answers}");
+    }
+    for rewound in ["MOCK-REPLY-95435484-1", "MOCK-REPLY-95436229-1"] {
+        assert!(
+            !answers.contains(rewound),
+            "{rewound} was rewound: {answers}"
+        );
+    }
+    assert!(
+        !answers.contains("No response requested"),
+        "the <synthetic> answer after a compaction stays out"
+    );
+    assert_eq!(s.skipped.compact_summary, 1, "{}", s.skipped);
+    assert_eq!(s.skipped.rewound, 2, "{}", s.skipped);
+}
+
+#[test]
+fn a_real_fork_copies_the_records_it_forks_uuids_and_all() {
+    let original = parse(BRANCH_THEN_COMPACT.as_bytes(), 0);
+    let fork = parse(FORK.as_bytes(), 0);
+    assert_ne!(fork.session_id, original.session_id);
+    let first = |s: &Session| s.turns.first().and_then(|t| t.uuid.clone());
+    assert!(first(&fork).is_some());
+    assert_eq!(first(&fork), first(&original), "the same record, copied");
+    assert!(
+        texts_of(&fork, Role::Assistant)
+            .join("\n")
+            .contains("MOCK-REPLY-95448464-1")
+    );
+}
+
+#[test]
+fn a_real_print_run_holds_no_typed_words() {
+    let s = parse(PRINT_RUN.as_bytes(), 0);
+    assert!(texts_of(&s, Role::User).is_empty());
+    assert_eq!(s.skipped.scripted, 1, "{}", s.skipped);
+    assert!(s.cwd.is_some() && s.session_id.is_some());
+}
+
+#[test]
+fn a_text_led_by_a_tag_claude_code_would_not_call_a_prompt_is_not_typed() {
+    let lines = [
+        user(
+            "u1",
+            None,
+            json!("<teammate-message from=\"ana\">ship it</teammate-message>"),
+        ),
+        user("u2", Some("u1"), json!("<b>bold</b> is what I meant")),
+        user("u3", Some("u2"), json!("I use <kbd> tags in docs")),
+    ];
+    let text: String = lines.iter().map(|l| format!("{l}\n")).collect();
+    let s = parse(text.as_bytes(), 0);
+    assert_eq!(texts_of(&s, Role::User), ["I use <kbd> tags in docs"]);
+    assert_eq!(s.skipped.wrapped, 2, "{}", s.skipped);
+}
