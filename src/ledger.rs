@@ -15,6 +15,7 @@ mod damage;
 mod failures;
 mod migrate;
 mod salvage;
+mod turns;
 
 pub use damage::{Damage, LedgerDamaged, corruption_in, is_corruption};
 pub use salvage::{Salvaged, TableSalvage};

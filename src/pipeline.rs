@@ -76,6 +76,8 @@ pub struct Job {
     /// The words it holds, by who wrote them, to check the facts' evidence against;
     /// known once it is parsed (`Run::requests`).
     grounds: std::cell::OnceCell<Grounds>,
+    /// A Claude Code session's typed turns sent, by record uuid (`ledger::turns`).
+    sent_turns: std::cell::OnceCell<Vec<String>>,
 }
 
 /// What [`Run::requests`] made of a transcript.
@@ -408,6 +410,7 @@ impl<'a> Run<'a> {
                 file,
                 date: std::cell::OnceCell::new(),
                 grounds: std::cell::OnceCell::new(),
+                sent_turns: std::cell::OnceCell::new(),
             })
             .collect();
         let budget = self.engine.cfg.config.llm.max_transcripts_per_run;
@@ -488,7 +491,7 @@ impl<'a> Run<'a> {
         }
         let vault = &self.engine.vaults[job.file.vault];
         let Some((mut turns, date)) = (if vault.is_project() {
-            session_turns(job, &bytes)
+            session_turns(job, &bytes, &self.engine.store.ledger)
         } else {
             Some(transcript_turns(job, &bytes)?)
         }) else {
@@ -674,8 +677,10 @@ impl<'a> Run<'a> {
                 .is_project()
                 .then(|| i64::try_from(job.file.end).unwrap_or(i64::MAX)),
         };
+        let sent_turns = job.sent_turns.get().map_or(&[][..], Vec::as_slice);
         self.engine.store.ledger.transaction(|l| {
             l.mark_transcript(&row)?;
+            l.record_turns_sent(sent_turns, &row.path)?;
             l.clear_failed_input(&row.path)?;
             l.drop_answer(&answer_key(job, &row.prompt_hash, &row.model))
         })?;
@@ -816,6 +821,51 @@ impl Work for Run<'_> {
     }
 }
 
+/// Leaves out the typed turns already sent from another session file (a copy made by
+/// `--fork-session`), with the answers to them, and keeps the uuids of the typed turns
+/// left to send for the commit to record. A ledger that cannot say only costs tokens.
+fn forget_turns_sent_elsewhere(
+    job: &Job,
+    turns: &mut Vec<crate::claude_code::session::SessionTurn>,
+    ledger: &crate::ledger::Ledger,
+) {
+    let typed =
+        |t: &crate::claude_code::session::SessionTurn| t.turn.role == transcript::Role::User;
+    let uuids: Vec<&str> = turns
+        .iter()
+        .filter(|t| typed(t))
+        .filter_map(|t| t.uuid.as_deref())
+        .collect();
+    let key = job.file.path.display().to_string();
+    let elsewhere = ledger
+        .turns_sent_elsewhere(&uuids, &key)
+        .unwrap_or_else(|e| {
+            tracing::warn!(session = %key, "could not look up the turns sent before: {e:#}");
+            std::collections::HashSet::new()
+        });
+    if !elsewhere.is_empty() {
+        tracing::info!(
+            session = %key,
+            "{} turns were sent before from another session file (a fork): not sent again",
+            elsewhere.len()
+        );
+        let mut dropping = false;
+        turns.retain(|t| {
+            if typed(t) {
+                dropping = t.uuid.as_ref().is_some_and(|u| elsewhere.contains(u));
+            }
+            !dropping
+        });
+    }
+    let _ = job.sent_turns.set(
+        turns
+            .iter()
+            .filter(|t| typed(t))
+            .filter_map(|t| t.uuid.clone())
+            .collect(),
+    );
+}
+
 /// A Memory Loop transcript's turns and date (from its frontmatter, else its mtime).
 fn transcript_turns(job: &Job, bytes: &[u8]) -> Result<(Vec<transcript::Turn>, String), String> {
     let decoded = transcript::decode(bytes).map_err(|e| e.to_string())?;
@@ -853,11 +903,16 @@ const CONTEXT_CHARS: usize = 1500;
 /// A Claude Code session's turns from where the last run stopped (the scan's `from`) to
 /// its last complete record (`end`), each stamped with its local time, and the date of
 /// the first; `None` when the person typed nothing in that part.
-fn session_turns(job: &Job, bytes: &[u8]) -> Option<(Vec<transcript::Turn>, String)> {
+fn session_turns(
+    job: &Job,
+    bytes: &[u8],
+    ledger: &crate::ledger::Ledger,
+) -> Option<(Vec<transcript::Turn>, String)> {
     use crate::claude_code::session;
     let end = job.file.end.min(bytes.len());
-    let read = session::parse(&bytes[..end], job.file.from);
+    let mut read = session::parse(&bytes[..end], job.file.from);
     let path = job.file.path.display();
+    forget_turns_sent_elsewhere(job, &mut read.turns, ledger);
     if !read.bad_lines.is_empty() {
         tracing::warn!(session = %path, lines = ?read.bad_lines, "lines that are not JSON were skipped");
     }

@@ -117,9 +117,12 @@ CREATE TABLE failed_inputs (
 ",
     // 5 -> 6: how far a Claude Code session was read (the byte just past its last record
     // extracted), so the next run sends only what was appended; NULL for a transcript read
-    // whole. Its `sha256` is then the checksum of that part.
+    // whole. Its `sha256` is then the checksum of that part. And the typed turns of
+    // sessions already sent, by record uuid, so a forked copy of a session does not send
+    // them again.
     "
 ALTER TABLE transcripts ADD COLUMN consumed INTEGER;
+CREATE TABLE session_turns (uuid TEXT PRIMARY KEY, transcript TEXT NOT NULL);
 ",
 ];
 

@@ -15,7 +15,7 @@ use super::Ledger;
 use crate::fact::{ArchiveReason, Origin, Scope, Status};
 
 /// The tables worth saving, each before those that point into it.
-const TABLES: [&str; 11] = [
+const TABLES: [&str; 12] = [
     "meta",
     "transcripts",
     "facts",
@@ -27,6 +27,7 @@ const TABLES: [&str; 11] = [
     "runs",
     "notices",
     "answers",
+    "session_turns",
 ];
 
 /// What was read out of one table.

@@ -499,3 +499,87 @@ fn the_real_sessions_extract_end_to_end() {
         assert_eq!(transcript_sent_with(&mock, never), 0, "{never} stays home");
     }
 }
+
+#[test]
+fn a_forked_session_sends_only_what_the_fork_added() {
+    let env = TestEnv::new();
+    let app = project(&env, "app");
+    let mut original = Session::new(&app, "88888888-0000-4000-8000-00000000000b");
+    original
+        .user("remember: Identity | global | Works on the search team.")
+        .assistant("Noted.");
+    original.write(&env);
+    enable(&env, "");
+    let mock = Mock::start();
+    env.extract(&mock, &[], 0);
+    assert_eq!(mock.count(), 1);
+
+    // `claude --fork-session` copies the conversation, uuids and all, into a new file.
+    let fork_id = "99999999-0000-4000-8000-00000000000c";
+    let mut fork = Session {
+        id: fork_id.to_owned(),
+        lines: original
+            .lines
+            .iter()
+            .map(|l| {
+                l.replace(
+                    &format!("\"sessionId\":\"{}\"", original.id),
+                    &format!("\"sessionId\":\"{fork_id}\""),
+                )
+            })
+            .collect(),
+        ..Session::new(&app, fork_id)
+    };
+    fork.last.clone_from(&original.last);
+    fork.n = original.n;
+    fork.user("remember: Preferences | global | Prefers ripgrep over grep.")
+        .assistant("Sure.");
+    fork.write(&env);
+    let r = env.extract(&mock, &[], 0);
+
+    assert_eq!(r["transcripts"]["processed"], 1, "{r}");
+    assert_eq!(mock.count(), 2);
+    assert_eq!(transcript_sent_with(&mock, "Prefers ripgrep over grep"), 1);
+    assert_eq!(
+        transcript_sent_with(&mock, "Works on the search team"),
+        1,
+        "the copied turn is not sent again from the fork"
+    );
+}
+
+#[test]
+fn prompts_a_program_sent_and_subagents_are_never_read_as_the_persons_words() {
+    let env = TestEnv::new();
+    let app = project(&env, "app");
+    // `claude -p` driven by a script: Claude Code marks its prompts `entrypoint: sdk-cli`.
+    let mut scripted = Session::new(&app, "aaaaaaaa-0000-4000-8000-00000000000d");
+    scripted
+        .record(
+            "user",
+            json!({"entrypoint": "sdk-cli", "promptSource": "sdk",
+                   "message": {"role": "user", "content": "remember: Identity | global | Is a commit message generator."}}),
+        )
+        .assistant("fix: handle empty input");
+    scripted.write(&env);
+    // A subagent's session, where Claude Code 2.1.197 keeps it.
+    let subagents = env
+        .session_dir(&app)
+        .join("aaaaaaaa-0000-4000-8000-00000000000d/subagents");
+    fs::create_dir_all(&subagents).unwrap();
+    let mut agent = Session::new(&app, "aaaaaaaa-0000-4000-8000-00000000000d");
+    agent.user("remember: Preferences | global | Wants every file rewritten.");
+    fs::write(
+        subagents.join("agent-ae50da71387904528.jsonl"),
+        agent.jsonl(),
+    )
+    .unwrap();
+    enable(&env, "");
+    let mock = Mock::start();
+
+    let r = env.extract(&mock, &[], 0);
+
+    assert_eq!(mock.count(), 0, "nothing typed, nothing sent: {r}");
+    assert_eq!(r["transcripts"]["found"], 1, "{r}");
+    assert_eq!(r["transcripts"]["processed"], 1, "done, at no cost: {r}");
+    assert!(!env.memory_path().exists() || !env.memory().contains("commit message"));
+}
