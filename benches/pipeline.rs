@@ -14,6 +14,7 @@
 //! (as `cargo test --all-targets` runs it) every corpus has 20 transcripts and the long one
 //! is 200 KB: a smoke test of the bench in seconds. `MEMLOOP_BENCH_TRANSCRIPTS=N` sets the
 //! builtin corpus size, and
+//! `MEMLOOP_BENCH_ONLY=6` runs only section 6 (the corpus of section 1 is still generated),
 //! `MEMLOOP_BENCH_KEEP=1` keeps each sandbox (its path goes to stderr) so a run can be
 //! repeated by hand under a profiler.
 
@@ -172,7 +173,13 @@ fn main() -> Result<()> {
 }
 
 /// Prints one titled section as soon as it is measured, so a failure later keeps it.
+/// `MEMLOOP_BENCH_ONLY=6` measures only the sections whose title starts with it.
 fn emit(title: &str, body: impl FnOnce(&mut String) -> Result<()>) -> Result<()> {
+    if let Ok(only) = std::env::var("MEMLOOP_BENCH_ONLY")
+        && !title.starts_with(&only)
+    {
+        return Ok(());
+    }
     let mut out = format!("\n{title}\n{}\n", "=".repeat(title.chars().count()));
     body(&mut out)?;
     print!("{out}");

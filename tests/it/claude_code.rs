@@ -338,6 +338,19 @@ fn an_excluded_project_sends_nothing_and_a_named_one_is_read_alone() {
     assert_eq!(find(&work)["sessions"], 1);
     assert_eq!(find(&work)["counts"]["unchanged"], 1);
     assert_eq!(find(&secret)["status"], "excluded");
+    let doctor = env.cmd().args(["doctor", "--offline"]).output().unwrap();
+    let doctor = String::from_utf8_lossy(&doctor.stdout).into_owned();
+    assert!(
+        doctor.contains(&format!("project {}: 1 session, 0 pending", work.display())),
+        "{doctor}"
+    );
+    assert!(
+        doctor.contains(&format!(
+            "project {}: 1 session, not read (excluded)",
+            secret.display()
+        )),
+        "{doctor}"
+    );
 
     // The source off, one project named: only it is read.
     let fresh = TestEnv::new();
