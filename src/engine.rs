@@ -155,13 +155,19 @@ impl<'a> Engine<'a> {
     /// The vault target for a directory the user named, if it is one of the engine's.
     pub fn vault_target(&self, dir: &std::path::Path) -> Result<Target> {
         let wanted = vault::open(dir).map_err(|e| error::usage(e.to_string()))?;
+        // A Claude Code project is named by its own directory, where its insights go.
+        let project = |v: &Vault| {
+            v.is_project()
+                && (v.insights_root() == dir
+                    || std::fs::canonicalize(v.insights_root()).is_ok_and(|p| p == wanted.root))
+        };
         self.vaults
             .iter()
-            .position(|v| v.root == wanted.root)
+            .position(|v| v.root == wanted.root || project(v))
             .map(Target::Vault)
             .ok_or_else(|| {
                 error::usage(format!(
-                    "{} is not one of the configured vaults (VAULTS_DIR, vaults_dir, vaults)",
+                    "{} is not one of the configured vaults (VAULTS_DIR, vaults_dir, vaults), nor a Claude Code project whose insights are written ([sources.claude_code] insights)",
                     dir.display()
                 ))
             })

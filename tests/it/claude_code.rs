@@ -442,6 +442,22 @@ fn insights_reach_a_git_ignored_claude_local_md_only_where_opted_in() {
         stderr.contains("git does not ignore it") && stderr.contains("tracked"),
         "{stderr}"
     );
+
+    // The curation commands reach the project's file too, named by the project's directory.
+    let dir = ignored.display().to_string();
+    env.cmd()
+        .args(["memory", "remember", "Deploys with nomad.", "--vault", &dir])
+        .assert()
+        .code(0);
+    let local = read(&ignored.join("CLAUDE.local.md"));
+    assert!(local.contains("- Deploys with nomad."), "{local}");
+    env.cmd()
+        .args(["memory", "forget", "indexes in object storage", "--yes"])
+        .assert()
+        .code(0);
+    let local = read(&ignored.join("CLAUDE.local.md"));
+    assert!(!local.contains("object storage"), "{local}");
+    assert!(local.starts_with("My own notes.\n"), "{local}");
 }
 
 #[test]
