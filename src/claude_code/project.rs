@@ -381,14 +381,21 @@ pub fn sessions(sessions_dir: &Path) -> Vec<PathBuf> {
 }
 
 /// The working directory the project's newest session records (`cwd` of its first record
-/// that has one).
+/// that has one); an older session's when the newest names none (a session left before
+/// anything was typed holds only snapshots and summaries). The name is only a guess, and a
+/// guessed path would slip past the user's include and exclude patterns.
 fn working_dir(sessions_dir: &Path) -> Option<PathBuf> {
-    let newest = sessions(sessions_dir)
+    let mut dated: Vec<_> = sessions(sessions_dir)
         .into_iter()
         .filter_map(|p| Some((std::fs::metadata(&p).ok()?.modified().ok()?, p)))
-        .max()?
-        .1;
-    let file = std::fs::File::open(newest).ok()?;
+        .collect();
+    dated.sort();
+    dated.into_iter().rev().find_map(|(_, p)| recorded_cwd(&p))
+}
+
+/// The `cwd` of a session's first record that has one.
+fn recorded_cwd(session: &Path) -> Option<PathBuf> {
+    let file = std::fs::File::open(session).ok()?;
     // The first records carry it; a session's later lines can be megabytes of tool output.
     io::BufReader::new(io::Read::take(file, 1 << 20))
         .split(b'\n')

@@ -583,3 +583,33 @@ fn prompts_a_program_sent_and_subagents_are_never_read_as_the_persons_words() {
     assert_eq!(r["transcripts"]["processed"], 1, "done, at no cost: {r}");
     assert!(!env.memory_path().exists() || !env.memory().contains("commit message"));
 }
+
+#[test]
+fn an_excluded_project_stays_excluded_when_its_newest_session_names_no_working_directory() {
+    let env = TestEnv::new();
+    // `secret-client`: its directory name reads back as `secret/client`, so only a session
+    // can say which project it is.
+    let secret = project(&env, "secret-client");
+    let mut typed = Session::new(&secret, "12121212-0000-4000-8000-00000000000e");
+    typed.user("remember: Identity | global | Consults for a client under NDA.");
+    typed.write(&env);
+    // A newer session file with no record that carries a `cwd` (a session opened and left
+    // before anything was typed: only a snapshot and a summary).
+    let bare = env.add_session(
+        &secret,
+        "13131313-0000-4000-8000-00000000000f",
+        "{\"type\":\"file-history-snapshot\",\"messageId\":\"m\",\"snapshot\":{},\"isSnapshotUpdate\":false}\n\
+         {\"type\":\"summary\",\"summary\":\"Opened and left\",\"leafUuid\":\"x\"}\n",
+    );
+    crate::support::set_age(&bare, std::time::Duration::from_secs(30 * 60));
+    enable(&env, "exclude = [\"secret-*\"]\n");
+    let mock = Mock::start();
+
+    env.extract(&mock, &[], 0);
+
+    assert_eq!(
+        sent_with(&mock, "NDA"),
+        0,
+        "an excluded project sends nothing, whatever its newest file holds"
+    );
+}
