@@ -613,3 +613,18 @@ fn an_excluded_project_stays_excluded_when_its_newest_session_names_no_working_d
         "an excluded project sends nothing, whatever its newest file holds"
     );
 }
+
+#[test]
+fn quiet_stays_quiet_for_a_vault_user_who_has_not_enabled_claude_code() {
+    let env = TestEnv::with_fixtures();
+    let app = project(&env, "app");
+    mixed(&app).write(&env);
+
+    let out = env.cmd().args(["extract", "-q"]).assert().code(0);
+
+    let stderr = String::from_utf8_lossy(&out.get_output().stderr).into_owned();
+    assert!(
+        !stderr.contains("Claude Code"),
+        "a run that went well says nothing under -q, night after night: {stderr}"
+    );
+}
