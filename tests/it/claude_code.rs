@@ -628,3 +628,35 @@ fn quiet_stays_quiet_for_a_vault_user_who_has_not_enabled_claude_code() {
         "a run that went well says nothing under -q, night after night: {stderr}"
     );
 }
+
+#[test]
+fn forgetting_a_fact_takes_it_out_of_a_named_projects_claude_local_md() {
+    let env = TestEnv::new();
+    let app = project(&env, "lanternfish");
+    if !git(&app, &["init", "-q"]) {
+        eprintln!("git is not available: skipped");
+        return;
+    }
+    fs::write(app.join(".gitignore"), "CLAUDE.local.md\n").unwrap();
+    let mut s = Session::new(&app, "14141414-0000-4000-8000-000000000010");
+    s.user("remember: Project Context | vault | Keeps its indexes in object storage.");
+    s.write(&env);
+    // The source off: the project is read once because the run names it.
+    env.config("[sources.claude_code]\ninsights = [\"lanternfish\"]\n");
+    let mock = Mock::start();
+    let dir = app.display().to_string();
+    env.extract(&mock, &["--project", &dir], 0);
+    let local = app.join("CLAUDE.local.md");
+    assert!(read(&local).contains("Keeps its indexes in object storage."));
+
+    env.cmd()
+        .args(["memory", "forget", "indexes in object storage", "--yes"])
+        .assert()
+        .code(0);
+
+    let local = read(&local);
+    assert!(
+        !local.contains("Keeps its indexes in object storage."),
+        "a forgotten fact leaves every file at once: {local}"
+    );
+}
