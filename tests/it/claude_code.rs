@@ -660,3 +660,29 @@ fn forgetting_a_fact_takes_it_out_of_a_named_projects_claude_local_md() {
         "a forgotten fact leaves every file at once: {local}"
     );
 }
+
+#[test]
+fn a_rebuilt_ledger_takes_the_sessions_as_read_and_the_next_run_sends_nothing() {
+    let env = TestEnv::new();
+    let app = project(&env, "app");
+    mixed(&app).write(&env);
+    enable(&env, "");
+    let mock = Mock::start();
+    env.extract(&mock, &[], 0);
+    assert_eq!(mock.count(), 1);
+    // A ledger that is no database any more.
+    fs::write(
+        env.state_dir().join("ledger.sqlite3"),
+        b"not a database".repeat(512),
+    )
+    .unwrap();
+
+    env.cmd().args(["ledger", "rebuild"]).assert().code(0);
+    let r = env.extract(&mock, &[], 0);
+
+    assert_eq!(
+        mock.count(),
+        1,
+        "a session read before the rebuild costs no second call: {r}"
+    );
+}
