@@ -118,6 +118,15 @@ impl Patterns {
                     .map_err(|e| bad(format!("{e:#}")))?
                     .display()
                     .to_string();
+                // A relative path (`clients/acme`, `$HOME/x`, `~user/x`) would match no
+                // project, and an exclude that matches nothing reads what it was meant to keep.
+                if !expanded.starts_with('/') && !expanded.starts_with('*') {
+                    return Err(bad(
+                        "a path pattern starts with / or ~/ (or **/ to match at any depth); \
+                         one without a / matches a project by its directory's name"
+                            .into(),
+                    ));
+                }
                 full.add(glob(&expanded)?);
                 full.add(glob(&format!("{expanded}/**"))?);
             } else {
@@ -593,6 +602,30 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(e.contains("/c/config.toml") && e.contains("exclude"), "{e}");
+    }
+
+    #[test]
+    fn a_relative_path_pattern_is_refused_rather_than_matching_nothing() {
+        let env = Env::from_pairs([("HOME", "/home/u")]);
+        for pattern in ["clients/acme", "$HOME/clients", "~ada/clients", "./clients"] {
+            let cfg = ClaudeCodeConfig {
+                exclude: vec![pattern.into()],
+                ..ClaudeCodeConfig::default()
+            };
+            let e = Selection::new(&env, &cfg, "/c/config.toml")
+                .expect_err(pattern)
+                .to_string();
+            assert!(
+                e.contains("/c/config.toml") && e.contains("exclude") && e.contains(pattern),
+                "{e}"
+            );
+        }
+        let s = selection(&[], &["**/clients/*"], &[]);
+        assert_eq!(
+            s.choose(&project("/home/u/work/clients/acme")),
+            Choice::Excluded,
+            "a pattern led by ** matches at any depth"
+        );
     }
 
     #[test]
