@@ -144,8 +144,15 @@ impl Patterns {
         self.full.is_empty() && self.names.is_empty()
     }
 
+    /// A name matches the directory it names and what is under it, as a path does: a
+    /// session started in `secret-client/api` belongs to `secret-client` too.
     fn matches(&self, path: &Path) -> bool {
-        self.full.is_match(path) || path.file_name().is_some_and(|n| self.names.is_match(n))
+        self.full.is_match(path)
+            || (!self.names.is_empty()
+                && path.components().any(|c| match c {
+                    std::path::Component::Normal(n) => self.names.is_match(n),
+                    _ => false,
+                }))
     }
 }
 
@@ -602,6 +609,17 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(e.contains("/c/config.toml") && e.contains("exclude"), "{e}");
+    }
+
+    #[test]
+    fn a_bare_name_covers_the_sessions_started_under_that_directory() {
+        let s = selection(&[], &["secret-*"], &[]);
+        assert_eq!(
+            s.choose(&project("/home/u/secret-client/backend")),
+            Choice::Excluded,
+            "a session started in a subdirectory of an excluded project stays home"
+        );
+        assert_eq!(s.choose(&project("/home/u/public/backend")), Choice::Read);
     }
 
     #[test]
