@@ -106,9 +106,20 @@ impl<'a> Engine<'a> {
         // its insights are rewritten too, so a fact forgotten leaves every file at once.
         for written in engine.store.ledger.rendered_all()? {
             let path = PathBuf::from(written.target);
-            if path.file_name() != Some(vault::MARKER_FILE.as_ref())
-                || engine.vaults.iter().any(|v| v.claude_md() == path)
-            {
+            if engine.vaults.iter().any(|v| v.claude_md() == path) {
+                continue;
+            }
+            // A project's `CLAUDE.local.md` written by a run that named it (`extract
+            // --project`), or before it left `include`: still rewritten while git ignores it.
+            if path.file_name() == Some(vault::LOCAL_FILE.as_ref()) {
+                if let Some(v) = written_project(cfg, &path)
+                    && !engine.vaults.iter().any(|o| o.name == v.name)
+                {
+                    engine.vaults.push(v);
+                }
+                continue;
+            }
+            if path.file_name() != Some(vault::MARKER_FILE.as_ref()) {
                 continue;
             }
             if let Some(Ok(v)) = path.parent().map(vault::open)
@@ -188,6 +199,20 @@ impl<'a> Engine<'a> {
             });
         }
     }
+}
+
+/// The project whose `CLAUDE.local.md` is `local`, as a vault whose insights are written,
+/// when Claude Code still has its sessions and git ignores the file.
+fn written_project(cfg: &Resolved, local: &std::path::Path) -> Option<Vault> {
+    use crate::claude_code::project;
+    let dir = local.parent()?;
+    let found = project::discover(&cfg.claude_code.projects_dir).ok()?;
+    let p = found.into_iter().find(|p| p.cwd == dir)?;
+    if let Some(refused) = project::insights_refused(&p.cwd) {
+        tracing::warn!("{refused}");
+        return None;
+    }
+    project::to_vault(&p, true).ok()
 }
 
 fn layout<'b>(cfg: &'b Resolved, prompt: &'b Prompt, vaults: &'b [Vault]) -> Layout<'b> {

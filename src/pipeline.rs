@@ -214,11 +214,12 @@ fn select_projects(
     use crate::claude_code::project;
     let selection = &cfg.claude_code;
     if opts.projects.is_empty() && (!selection.enabled || !opts.vaults.is_empty()) {
+        // In the report, not a warning: someone who reads only vaults on purpose hears of
+        // it in each report, and a `-q` run that went well stays silent.
         if !selection.enabled
             && opts.vaults.is_empty()
             && let Some(hint) = project::hint(selection, &cfg.paths.config_file)
         {
-            progress.warn(&hint);
             report.notices.push(hint);
         }
         return Ok(Vec::new());

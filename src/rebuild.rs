@@ -513,12 +513,10 @@ fn take_transcripts(
                 Some(_) => out.waiting += 1,
                 None if trusted => out.waiting += 1,
                 None => {
+                    let vault = vaults.get(c.vault);
                     l.mark_transcript(&TranscriptRow {
                         path: key,
-                        vault: vaults
-                            .get(c.vault)
-                            .map(|v| v.name.clone())
-                            .unwrap_or_default(),
+                        vault: vault.map(|v| v.name.clone()).unwrap_or_default(),
                         size: c.size,
                         mtime_ns: c.mtime_ns,
                         sha256: c.sha256.clone(),
@@ -526,7 +524,11 @@ fn take_transcripts(
                         model: REBUILT.into(),
                         processed_at: now.to_owned(),
                         fact_count: 0,
-                        consumed: None,
+                        // A session is read up to its last whole record: the next run
+                        // starts there.
+                        consumed: vault
+                            .filter(|v| v.is_project())
+                            .map(|_| i64::try_from(c.end).unwrap_or(i64::MAX)),
                     })?;
                     out.marked += 1;
                 }

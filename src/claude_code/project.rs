@@ -118,6 +118,15 @@ impl Patterns {
                     .map_err(|e| bad(format!("{e:#}")))?
                     .display()
                     .to_string();
+                // A relative path (`clients/acme`, `$HOME/x`, `~user/x`) would match no
+                // project, and an exclude that matches nothing reads what it was meant to keep.
+                if !expanded.starts_with('/') && !expanded.starts_with('*') {
+                    return Err(bad(
+                        "a path pattern starts with / or ~/ (or **/ to match at any depth); \
+                         one without a / matches a project by its directory's name"
+                            .into(),
+                    ));
+                }
                 full.add(glob(&expanded)?);
                 full.add(glob(&format!("{expanded}/**"))?);
             } else {
@@ -135,8 +144,15 @@ impl Patterns {
         self.full.is_empty() && self.names.is_empty()
     }
 
+    /// A name matches the directory it names and what is under it, as a path does: a
+    /// session started in `secret-client/api` belongs to `secret-client` too.
     fn matches(&self, path: &Path) -> bool {
-        self.full.is_match(path) || path.file_name().is_some_and(|n| self.names.is_match(n))
+        self.full.is_match(path)
+            || (!self.names.is_empty()
+                && path.components().any(|c| match c {
+                    std::path::Component::Normal(n) => self.names.is_match(n),
+                    _ => false,
+                }))
     }
 }
 
@@ -381,14 +397,21 @@ pub fn sessions(sessions_dir: &Path) -> Vec<PathBuf> {
 }
 
 /// The working directory the project's newest session records (`cwd` of its first record
-/// that has one).
+/// that has one); an older session's when the newest names none (a session left before
+/// anything was typed holds only snapshots and summaries). The name is only a guess, and a
+/// guessed path would slip past the user's include and exclude patterns.
 fn working_dir(sessions_dir: &Path) -> Option<PathBuf> {
-    let newest = sessions(sessions_dir)
+    let mut dated: Vec<_> = sessions(sessions_dir)
         .into_iter()
         .filter_map(|p| Some((std::fs::metadata(&p).ok()?.modified().ok()?, p)))
-        .max()?
-        .1;
-    let file = std::fs::File::open(newest).ok()?;
+        .collect();
+    dated.sort();
+    dated.into_iter().rev().find_map(|(_, p)| recorded_cwd(&p))
+}
+
+/// The `cwd` of a session's first record that has one.
+fn recorded_cwd(session: &Path) -> Option<PathBuf> {
+    let file = std::fs::File::open(session).ok()?;
     // The first records carry it; a session's later lines can be megabytes of tool output.
     io::BufReader::new(io::Read::take(file, 1 << 20))
         .split(b'\n')
@@ -586,6 +609,41 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(e.contains("/c/config.toml") && e.contains("exclude"), "{e}");
+    }
+
+    #[test]
+    fn a_bare_name_covers_the_sessions_started_under_that_directory() {
+        let s = selection(&[], &["secret-*"], &[]);
+        assert_eq!(
+            s.choose(&project("/home/u/secret-client/backend")),
+            Choice::Excluded,
+            "a session started in a subdirectory of an excluded project stays home"
+        );
+        assert_eq!(s.choose(&project("/home/u/public/backend")), Choice::Read);
+    }
+
+    #[test]
+    fn a_relative_path_pattern_is_refused_rather_than_matching_nothing() {
+        let env = Env::from_pairs([("HOME", "/home/u")]);
+        for pattern in ["clients/acme", "$HOME/clients", "~ada/clients", "./clients"] {
+            let cfg = ClaudeCodeConfig {
+                exclude: vec![pattern.into()],
+                ..ClaudeCodeConfig::default()
+            };
+            let e = Selection::new(&env, &cfg, "/c/config.toml")
+                .expect_err(pattern)
+                .to_string();
+            assert!(
+                e.contains("/c/config.toml") && e.contains("exclude") && e.contains(pattern),
+                "{e}"
+            );
+        }
+        let s = selection(&[], &["**/clients/*"], &[]);
+        assert_eq!(
+            s.choose(&project("/home/u/work/clients/acme")),
+            Choice::Excluded,
+            "a pattern led by ** matches at any depth"
+        );
     }
 
     #[test]

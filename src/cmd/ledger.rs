@@ -49,6 +49,13 @@ fn rebuild(cfg: &Resolved, args: &RebuildArgs) -> Result<u8> {
             vaults.push(v);
         }
     }
+    // The Claude Code projects a run reads: their sessions are taken as read too, or the
+    // next run would send every one of them again, whole.
+    if cfg.claude_code.enabled
+        && let Ok(listing) = crate::claude_code::project::select(&cfg.claude_code, &[])
+    {
+        vaults.extend(listing.vaults);
+    }
     let path = cfg.paths.ledger();
     let Some(done) = rebuild::rebuild(cfg, vaults, chrono::Local::now())? else {
         if args.json {

@@ -612,3 +612,106 @@ fn prompts_a_program_sent_and_subagents_are_never_read_as_the_persons_words() {
     assert_eq!(r["transcripts"]["processed"], 1, "done, at no cost: {r}");
     assert!(!env.memory_path().exists() || !env.memory().contains("commit message"));
 }
+
+#[test]
+fn an_excluded_project_stays_excluded_when_its_newest_session_names_no_working_directory() {
+    let env = TestEnv::new();
+    // `secret-client`: its directory name reads back as `secret/client`, so only a session
+    // can say which project it is.
+    let secret = project(&env, "secret-client");
+    let mut typed = Session::new(&secret, "12121212-0000-4000-8000-00000000000e");
+    typed.user("remember: Identity | global | Consults for a client under NDA.");
+    typed.write(&env);
+    // A newer session file with no record that carries a `cwd` (a session opened and left
+    // before anything was typed: only a snapshot and a summary).
+    let bare = env.add_session(
+        &secret,
+        "13131313-0000-4000-8000-00000000000f",
+        "{\"type\":\"file-history-snapshot\",\"messageId\":\"m\",\"snapshot\":{},\"isSnapshotUpdate\":false}\n\
+         {\"type\":\"summary\",\"summary\":\"Opened and left\",\"leafUuid\":\"x\"}\n",
+    );
+    crate::support::set_age(&bare, std::time::Duration::from_secs(30 * 60));
+    enable(&env, "exclude = [\"secret-*\"]\n");
+    let mock = Mock::start();
+
+    env.extract(&mock, &[], 0);
+
+    assert_eq!(
+        sent_with(&mock, "NDA"),
+        0,
+        "an excluded project sends nothing, whatever its newest file holds"
+    );
+}
+
+#[test]
+fn quiet_stays_quiet_for_a_vault_user_who_has_not_enabled_claude_code() {
+    let env = TestEnv::with_fixtures();
+    let app = project(&env, "app");
+    mixed(&app).write(&env);
+
+    let out = env.cmd().args(["extract", "-q"]).assert().code(0);
+
+    let stderr = String::from_utf8_lossy(&out.get_output().stderr).into_owned();
+    assert!(
+        !stderr.contains("Claude Code"),
+        "a run that went well says nothing under -q, night after night: {stderr}"
+    );
+}
+
+#[test]
+fn forgetting_a_fact_takes_it_out_of_a_named_projects_claude_local_md() {
+    let env = TestEnv::new();
+    let app = project(&env, "lanternfish");
+    if !git(&app, &["init", "-q"]) {
+        eprintln!("git is not available: skipped");
+        return;
+    }
+    fs::write(app.join(".gitignore"), "CLAUDE.local.md\n").unwrap();
+    let mut s = Session::new(&app, "14141414-0000-4000-8000-000000000010");
+    s.user("remember: Project Context | vault | Keeps its indexes in object storage.");
+    s.write(&env);
+    // The source off: the project is read once because the run names it.
+    env.config("[sources.claude_code]\ninsights = [\"lanternfish\"]\n");
+    let mock = Mock::start();
+    let dir = app.display().to_string();
+    env.extract(&mock, &["--project", &dir], 0);
+    let local = app.join("CLAUDE.local.md");
+    assert!(read(&local).contains("Keeps its indexes in object storage."));
+
+    env.cmd()
+        .args(["memory", "forget", "indexes in object storage", "--yes"])
+        .assert()
+        .code(0);
+
+    let local = read(&local);
+    assert!(
+        !local.contains("Keeps its indexes in object storage."),
+        "a forgotten fact leaves every file at once: {local}"
+    );
+}
+
+#[test]
+fn a_rebuilt_ledger_takes_the_sessions_as_read_and_the_next_run_sends_nothing() {
+    let env = TestEnv::new();
+    let app = project(&env, "app");
+    mixed(&app).write(&env);
+    enable(&env, "");
+    let mock = Mock::start();
+    env.extract(&mock, &[], 0);
+    assert_eq!(mock.count(), 1);
+    // A ledger that is no database any more.
+    fs::write(
+        env.state_dir().join("ledger.sqlite3"),
+        b"not a database".repeat(512),
+    )
+    .unwrap();
+
+    env.cmd().args(["ledger", "rebuild"]).assert().code(0);
+    let r = env.extract(&mock, &[], 0);
+
+    assert_eq!(
+        mock.count(),
+        1,
+        "a session read before the rebuild costs no second call: {r}"
+    );
+}
