@@ -274,7 +274,21 @@ pub fn select(selection: &Selection, named: &[PathBuf]) -> Result<Listing, Strin
         }
     }
     for p in found {
-        let sessions = sessions(&p.sessions_dir).len();
+        let sessions = match list_sessions(&p.sessions_dir) {
+            Ok(list) => list.len(),
+            Err(e) => {
+                if selection.choose(&p) != Choice::Own {
+                    listing.failures.push((
+                        p.sessions_dir.clone(),
+                        format!(
+                            "could not list Claude Code's sessions of {}: {e}",
+                            p.cwd.display()
+                        ),
+                    ));
+                }
+                continue;
+            }
+        };
         let status = match selection.choose(&p) {
             Choice::Own => continue,
             _ if sessions == 0 => "no sessions",
@@ -296,15 +310,18 @@ pub fn select(selection: &Selection, named: &[PathBuf]) -> Result<Listing, Strin
                 insights = false;
             }
             let name = p.cwd.display().to_string();
+            // Two directories of one project (it moved, or two paths share a directory name
+            // in Claude Code's spelling): both are read as the one project, whose insights
+            // only the first writes.
             if let Some(other) = listing.vaults.iter().find(|v| v.name == name) {
-                listing.failures.push((
-                    p.sessions_dir.clone(),
-                    format!(
-                        "its sessions name the same project as {}: read once, from there",
+                if insights {
+                    listing.notices.push(format!(
+                        "{}: its sessions name the same project as {}: read as one, its insights written from there",
+                        p.sessions_dir.display(),
                         other.root.display()
-                    ),
-                ));
-                continue;
+                    ));
+                }
+                insights = false;
             }
             match to_vault(&p, insights) {
                 Ok(v) => listing.vaults.push(v),
@@ -379,9 +396,12 @@ fn plural(n: usize) -> &'static str {
 /// left out), for counting; the scan lists them itself (`vault::chats`).
 #[must_use]
 pub fn sessions(sessions_dir: &Path) -> Vec<PathBuf> {
-    let Ok(entries) = std::fs::read_dir(sessions_dir) else {
-        return Vec::new();
-    };
+    list_sessions(sessions_dir).unwrap_or_default()
+}
+
+/// [`sessions`], or why the directory could not be listed.
+fn list_sessions(sessions_dir: &Path) -> io::Result<Vec<PathBuf>> {
+    let entries = std::fs::read_dir(sessions_dir)?;
     let mut out: Vec<PathBuf> = entries
         .filter_map(Result::ok)
         .filter(|e| {
@@ -393,7 +413,7 @@ pub fn sessions(sessions_dir: &Path) -> Vec<PathBuf> {
         .filter(|p| p.is_file())
         .collect();
     out.sort();
-    out
+    Ok(out)
 }
 
 /// The working directory the project's newest session records (`cwd` of its first record
@@ -503,6 +523,8 @@ pub fn insights_refused(project_dir: &Path) -> Option<String> {
         .arg("-C")
         .arg(project_dir)
         .args(["check-ignore", "-q", "--", LOCAL_FILE])
+        // Its "not a git repository" is read below: in English, whatever the user's locale.
+        .env("LC_ALL", "C")
         .stdin(std::process::Stdio::null())
         .stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::piped())

@@ -244,3 +244,61 @@ fn a_full_disk_under_memory_md_fails_it_alone_and_the_next_run_catches_up() {
         r#"mount -t tmpfs -o size=64k tmpfs "$RULES" && (head -c 1048576 /dev/zero > "$RULES/filler" 2>/dev/null; true)"#,
     );
 }
+
+#[test]
+fn an_unreadable_claude_code_project_is_named_and_the_others_are_read() {
+    if is_root() && !unshare_works(&AS_USER) {
+        eprintln!("skipped: running as root and no user namespace to drop it in");
+        return;
+    }
+    let env = TestEnv::new();
+    let session = |cwd: &str, text: &str| {
+        format!(
+            "{}\n",
+            serde_json::json!({"type": "user", "uuid": format!("{cwd}-1"), "parentUuid": null,
+                "cwd": cwd, "sessionId": "s", "timestamp": "2026-11-20T10:00:00Z",
+                "message": {"role": "user", "content": text}})
+        )
+    };
+    let open = env.add_session(
+        Path::new("/home/u/open"),
+        "11111111-0000-4000-8000-000000000001",
+        &session(
+            "/home/u/open",
+            "remember: Identity | global | Writes Go at work.",
+        ),
+    );
+    let shut = env.add_session(
+        Path::new("/home/u/shut"),
+        "22222222-0000-4000-8000-000000000002",
+        &session("/home/u/shut", "remember: Identity | global | Hidden away."),
+    );
+    env.config("[sources.claude_code]\nenabled = true\n");
+    let shut_dir = shut.parent().unwrap().to_path_buf();
+    chmod(&shut_dir, 0o000);
+    let mock = Mock::start();
+
+    let out = run_as_user(&env, &mock, &["extract", "--json"]);
+    chmod(&shut_dir, 0o755);
+
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    let report: Value = serde_json::from_slice(&out.stdout).expect("report");
+    let failure = report["failures"]
+        .as_array()
+        .and_then(|f| {
+            f.iter()
+                .find(|f| f["path"] == shut_dir.display().to_string())
+        })
+        .unwrap_or_else(|| panic!("the unreadable project is named: {report}"));
+    assert!(
+        failure["error"]
+            .as_str()
+            .unwrap()
+            .contains("could not list"),
+        "{failure}"
+    );
+    assert_eq!(report["transcripts"]["processed"], 1, "{report}");
+    assert!(open.exists());
+    assert_eq!(mock.count(), 1);
+}

@@ -715,3 +715,31 @@ fn a_rebuilt_ledger_takes_the_sessions_as_read_and_the_next_run_sends_nothing() 
         "a session read before the rebuild costs no second call: {r}"
     );
 }
+
+#[test]
+fn two_directories_of_one_project_are_both_read_as_that_project() {
+    let env = TestEnv::new();
+    let app = project(&env, "app");
+    let mut first = Session::new(&app, "bbbbbbbb-0000-4000-8000-00000000000e");
+    first.user("remember: Identity | global | Maintains the importer.");
+    first.write(&env);
+    // The same working directory recorded under a second directory name (the project
+    // moved, or Claude Code spelled two paths alike).
+    let mut second = Session::new(&app, "cccccccc-0000-4000-8000-00000000000f");
+    second.user("remember: Preferences | global | Prefers table-driven tests.");
+    let other_dir = env.claude_projects().join("-moved-app");
+    fs::create_dir_all(&other_dir).unwrap();
+    let path = other_dir.join(format!("{}.jsonl", second.id));
+    fs::write(&path, second.jsonl()).unwrap();
+    crate::support::set_age(&path, std::time::Duration::from_secs(3600));
+    enable(&env, "");
+    let mock = Mock::start();
+
+    let r = env.extract(&mock, &[], 0);
+
+    assert_eq!(r["transcripts"]["processed"], 2, "{r}");
+    assert_eq!(mock.count(), 2);
+    let memory = env.memory();
+    assert!(memory.contains("Maintains the importer."), "{memory}");
+    assert!(memory.contains("Prefers table-driven tests."), "{memory}");
+}
