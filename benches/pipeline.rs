@@ -212,19 +212,7 @@ fn builtin_figures(out: &mut String, sandbox: &Sandbox) -> Result<()> {
     // Wall times by a blocking wait (the polling of `measure` would add up to a poll
     // interval), each no-op run beside a `find` over the same files, so both see the same
     // load and the same warm cache.
-    let mut noop = Vec::with_capacity(NOOP_RUNS);
-    let mut walk = Vec::with_capacity(NOOP_RUNS);
-    for _ in 0..NOOP_RUNS {
-        let mut cmd = sandbox.command(&["extract", "-q"], &[]);
-        noop.push(wall_of(&mut cmd)?);
-        walk.push(wall_of(&mut stat_walk(&sandbox.vaults())).ok());
-    }
-    noop.sort();
-    let walk: Option<Vec<Duration>> = walk.into_iter().collect();
-    let walk = walk.map(|mut w| {
-        w.sort();
-        w
-    });
+    let (noop, walk) = noop_beside(sandbox, || stat_walk(&sandbox.vaults()))?;
     let median = |d: &[Duration]| d[d.len() / 2];
     let force = sandbox.extract(&["--force"], &[])?;
 
@@ -268,13 +256,7 @@ fn builtin_figures(out: &mut String, sandbox: &Sandbox) -> Result<()> {
         ),
         (
             format!("no-op run: wall, median of {NOOP_RUNS}"),
-            format!(
-                "{} (min {}, max {}; peak RSS {} MiB)",
-                secs(median(&noop)),
-                secs(noop[0]),
-                secs(noop[noop.len() - 1]),
-                mib(noop_rss)
-            ),
+            spread(&noop, noop_rss),
         ),
         (
             format!("`{STAT_WALK}`: wall, median of {NOOP_RUNS}"),
@@ -349,6 +331,42 @@ fn stat_walk_of(dir: &Path, pattern: &str) -> Command {
         .stdout(Stdio::null())
         .stderr(Stdio::null());
     cmd
+}
+
+/// [`NOOP_RUNS`] no-op runs (`extract -q`), each beside the baseline `walk`, so both see the
+/// same load and the same warm cache: their wall times, sorted; the baseline's `None` when
+/// it could not run (no `find`, or one without `-printf`).
+fn noop_beside(
+    sandbox: &Sandbox,
+    walk: impl Fn() -> Command,
+) -> Result<(Vec<Duration>, Option<Vec<Duration>>)> {
+    let mut noop = Vec::with_capacity(NOOP_RUNS);
+    let mut walks = Vec::with_capacity(NOOP_RUNS);
+    for _ in 0..NOOP_RUNS {
+        let mut cmd = sandbox.command(&["extract", "-q"], &[]);
+        noop.push(wall_of(&mut cmd)?);
+        walks.push(wall_of(&mut walk()).ok());
+    }
+    noop.sort();
+    let walks: Option<Vec<Duration>> = walks.into_iter().collect();
+    Ok((
+        noop,
+        walks.map(|mut w| {
+            w.sort();
+            w
+        }),
+    ))
+}
+
+/// Sorted wall times as their median, min and max, with a peak RSS.
+fn spread(sorted: &[Duration], peak_rss_kb: u64) -> String {
+    format!(
+        "{} (min {}, max {}; peak RSS {} MiB)",
+        secs(sorted[sorted.len() / 2]),
+        secs(sorted[0]),
+        secs(sorted[sorted.len() - 1]),
+        mib(peak_rss_kb)
+    )
 }
 
 /// The wall time of `cmd` from spawn to exit; fails unless it exits 0.
@@ -482,16 +500,8 @@ fn session_figures(out: &mut String, projects: usize, per_project: usize) -> Res
             first.report
         );
     }
-    let mut noop = Vec::with_capacity(NOOP_RUNS);
-    let mut walk = Vec::with_capacity(NOOP_RUNS);
-    for _ in 0..NOOP_RUNS {
-        let mut cmd = sandbox.command(&["extract", "-q"], &[]);
-        noop.push(wall_of(&mut cmd)?);
-        walk.push(wall_of(&mut stat_walk_of(&projects_dir, "*.jsonl")).ok());
-    }
-    noop.sort();
+    let (noop, walk) = noop_beside(&sandbox, || stat_walk_of(&projects_dir, "*.jsonl"))?;
     let median = |d: &[Duration]| d[d.len() / 2];
-    let walk: Option<Vec<Duration>> = walk.into_iter().collect();
     let noop_run = sandbox.extract(&[], &[])?;
     if noop_run.report["transcripts"]["processed"] != 0 {
         bail!(
@@ -515,20 +525,13 @@ fn session_figures(out: &mut String, projects: usize, per_project: usize) -> Res
         ],
         vec![
             format!("no-op run: wall, median of {NOOP_RUNS}"),
-            format!(
-                "{} (min {}, max {}; peak RSS {} MiB)",
-                secs(median(&noop)),
-                secs(noop[0]),
-                secs(noop[noop.len() - 1]),
-                mib(noop_run.peak_rss_kb)
-            ),
+            spread(&noop, noop_run.peak_rss_kb),
         ],
         vec![
             format!("`find PROJECTS -name '*.jsonl' -printf ...`: median of {NOOP_RUNS}"),
             walk.map_or_else(
                 || "-".to_owned(),
-                |mut w| {
-                    w.sort();
+                |w| {
                     format!(
                         "{}; the no-op run takes {:.1}x as long",
                         secs(median(&w)),

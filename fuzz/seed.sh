@@ -5,7 +5,7 @@ set -eu
 root=$(cd "$(dirname "$0")/.." && pwd)
 corpus="$root/fuzz/corpus"
 fixtures="$root/fixtures"
-mkdir -p "$corpus/transcript" "$corpus/frontmatter" "$corpus/fence" "$corpus/contract" "$corpus/responses"
+mkdir -p "$corpus/transcript" "$corpus/frontmatter" "$corpus/fence" "$corpus/contract" "$corpus/responses" "$corpus/session"
 
 n=0
 for f in $(find "$fixtures/vaults" "$fixtures/corpus" -name '*.md' ! -name SOURCE.md ! -name README.md); do
@@ -47,4 +47,12 @@ printf '\002{"type":"result","subtype":"success","is_error":false,"result":"{\\"
     > "$corpus/responses/claude-cli-success.json"
 printf '\003{"type":"result","subtype":"error","is_error":true,"result":"API Error: 429 rate limited"}' \
     > "$corpus/responses/claude-cli-error.json"
+
+# session: two bytes for `from` (0, then half way), then a Claude Code session file.
+n=0
+for f in $(find "$fixtures/claude-code" -name '*.jsonl'); do
+    n=$((n + 1))
+    { printf '\000\000'; cat "$f"; } > "$corpus/session/fixture-$n"
+    { printf '\377\177'; cat "$f"; } > "$corpus/session/half-$n"
+done
 echo "seeded $corpus"

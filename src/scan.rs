@@ -476,19 +476,14 @@ fn look(
     }
     // Nothing to extract, so nothing to pay for: done, until the chat is written to.
     if blank {
-        let at: chrono::DateTime<chrono::Local> = rules.now.into();
-        return Ok(Seen::Blank(TranscriptRow {
-            path: key,
-            vault: v.name.clone(),
-            size,
-            mtime_ns,
+        return Ok(Seen::Blank(blank_row(
+            v,
+            key,
+            (size, mtime_ns),
             sha256,
-            prompt_hash: String::new(),
-            model: String::new(),
-            processed_at: at.to_rfc3339(),
-            fact_count: 0,
-            consumed: None,
-        }));
+            None,
+            rules,
+        )));
     }
     // The same bytes under another name (a renamed file, a moved vault): already paid for.
     if !rules.force
@@ -507,17 +502,15 @@ fn look(
             update: Some(moved),
         });
     }
-    Ok(Seen::Changed(Changed {
-        vault: vi,
-        path: path.to_path_buf(),
-        size,
-        mtime_ns,
+    let whole = 0..usize::try_from(size).unwrap_or(usize::MAX);
+    Ok(Seen::Changed(Changed::listed(
+        vi,
+        path,
+        stamp,
         sha256,
-        fingerprint: stamp_fingerprint(stamp),
-        known: row.is_some(),
-        from: 0,
-        end: usize::try_from(size).unwrap_or(usize::MAX),
-    }))
+        row.is_some(),
+        whole,
+    )))
 }
 
 /// Judges a Claude Code session that changed on disk. A session grows while it goes on:
@@ -559,31 +552,41 @@ fn look_at_session(
     let sha256 = hex::encode(Sha256::digest(&bytes[..end]));
     // No record at all yet (a session just opened): nothing to pay for until one lands.
     if bytes[..end].iter().all(u8::is_ascii_whitespace) {
-        let at: chrono::DateTime<chrono::Local> = rules.now.into();
-        return Seen::Blank(TranscriptRow {
-            path: key,
-            vault: v.name.clone(),
-            size,
-            mtime_ns,
-            sha256,
-            prompt_hash: String::new(),
-            model: String::new(),
-            processed_at: at.to_rfc3339(),
-            fact_count: 0,
-            consumed: Some(i64::try_from(end).unwrap_or(i64::MAX)),
-        });
+        let consumed = Some(i64::try_from(end).unwrap_or(i64::MAX));
+        return Seen::Blank(blank_row(v, key, (size, mtime_ns), sha256, consumed, rules));
     }
-    Seen::Changed(Changed {
-        vault: vi,
-        path: path.to_path_buf(),
+    Seen::Changed(Changed::listed(
+        vi,
+        path,
+        stamp,
+        sha256,
+        row.is_some(),
+        from..end,
+    ))
+}
+
+/// The row of a transcript with nothing to send, recorded as done without an LLM.
+fn blank_row(
+    v: &Vault,
+    path: String,
+    (size, mtime_ns): (i64, i64),
+    sha256: String,
+    consumed: Option<i64>,
+    rules: &Rules<'_>,
+) -> TranscriptRow {
+    let at: chrono::DateTime<chrono::Local> = rules.now.into();
+    TranscriptRow {
+        path,
+        vault: v.name.clone(),
         size,
         mtime_ns,
         sha256,
-        fingerprint: stamp_fingerprint(stamp),
-        known: row.is_some(),
-        from,
-        end,
-    })
+        prompt_hash: String::new(),
+        model: String::new(),
+        processed_at: at.to_rfc3339(),
+        fact_count: 0,
+        consumed,
+    }
 }
 
 /// A stamp as the ledger records it: size and mtime in nanoseconds since the epoch.
@@ -597,6 +600,30 @@ fn stamp_numbers(stamp: Stamp) -> (i64, i64) {
 }
 
 impl Changed {
+    /// A file as listed (`stamp`), to be extracted over `part` of its bytes, which
+    /// `sha256` is the checksum of.
+    fn listed(
+        vault: usize,
+        path: &std::path::Path,
+        stamp: Stamp,
+        sha256: String,
+        known: bool,
+        part: std::ops::Range<usize>,
+    ) -> Self {
+        let (size, mtime_ns) = stamp_numbers(stamp);
+        Self {
+            vault,
+            path: path.to_path_buf(),
+            size,
+            mtime_ns,
+            sha256,
+            fingerprint: stamp_fingerprint(stamp),
+            known,
+            from: part.start,
+            end: part.end,
+        }
+    }
+
     /// Whether the file read now (`meta` of what was read) is the one scanned: the same
     /// size and mtime, the test the ledger itself trusts.
     #[must_use]

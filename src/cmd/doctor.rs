@@ -276,6 +276,26 @@ fn to_json(checks: &[Check]) -> Result<String> {
 }
 
 /// `1 transcript`, `2 transcripts`.
+/// What a run would find in `vaults`, as `extract` and `status` judge it; `None` without a
+/// ledger to compare with (or one that cannot be queried).
+fn pending(
+    cfg: &Resolved,
+    vaults: &[crate::vault::Vault],
+    ledger: Option<&Ledger>,
+    prompt_hash: Option<&str>,
+    now: std::time::SystemTime,
+) -> Option<crate::scan::Scan> {
+    let answer = prompt_hash.map(|h| crate::scan::answer_key(h, &cfg.llm.model));
+    let rules = crate::scan::Rules {
+        settle: std::time::Duration::from_secs(cfg.config.settle_minutes * 60),
+        force: false,
+        now,
+        prompt_hash,
+        answer: answer.as_deref(),
+    };
+    crate::scan::scan(vaults, ledger?, &rules).ok()
+}
+
 fn plural(n: usize, one: &str) -> String {
     if n == 1 {
         format!("1 {one}")

@@ -6,13 +6,12 @@
 //! It reads directories, the first lines of a session for its working directory, and the
 //! ledger's private copy; never a session's text beyond what `scan` hashes.
 
-use std::time::{Duration, SystemTime};
+use std::time::SystemTime;
 
 use super::{Check, plural};
 use crate::claude_code::project;
 use crate::config::Resolved;
 use crate::ledger::Ledger;
-use crate::scan;
 
 pub(super) fn check(
     cfg: &Resolved,
@@ -57,17 +56,7 @@ pub(super) fn check(
             ),
         ));
     }
-    let answer = prompt_hash.map(|h| scan::answer_key(h, &cfg.llm.model));
-    let scanned = ledger.and_then(|ledger| {
-        let rules = scan::Rules {
-            settle: Duration::from_secs(cfg.config.settle_minutes * 60),
-            force: false,
-            now,
-            prompt_hash,
-            answer: answer.as_deref(),
-        };
-        scan::scan(&listing.vaults, ledger, &rules).ok()
-    });
+    let scanned = super::pending(cfg, &listing.vaults, ledger, prompt_hash, now);
     for listed in &listing.projects {
         let name = listed.project.cwd.display().to_string();
         let sessions = plural(listed.sessions, "session");

@@ -9,7 +9,7 @@
 //! what `scan` hashes.
 
 use std::path::{Path, PathBuf};
-use std::time::{Duration, SystemTime};
+use std::time::SystemTime;
 
 use super::{Check, plural};
 use crate::config::Resolved;
@@ -66,17 +66,7 @@ pub(super) fn check(
             Err(e) => out.push(unusable(&e, &config.to_string())),
         }
     }
-    let answer = prompt_hash.map(|h| scan::answer_key(h, &cfg.llm.model));
-    let scanned = ledger.and_then(|ledger| {
-        let rules = scan::Rules {
-            settle: Duration::from_secs(cfg.config.settle_minutes * 60),
-            force: false,
-            now,
-            prompt_hash,
-            answer: answer.as_deref(),
-        };
-        scan::scan(&vaults, ledger, &rules).ok()
-    });
+    let scanned = super::pending(cfg, &vaults, ledger, prompt_hash, now);
     for (i, v) in vaults.iter().enumerate() {
         out.push(match &scanned {
             Some(s) => vault_line(v, &s.vaults[i], &problems_in(v, &s.problems)),

@@ -198,32 +198,22 @@ mod tests {
     #[test]
     fn a_source_names_its_vault_and_path_and_quotes_the_users_words() -> Result<()> {
         let ledger = Ledger::scratch_copy(std::path::Path::new("/nonexistent/ledger.db"))?;
-        let path = "/v/alpha/00_Inbox/chats/one.md";
-        ledger.mark_transcript(&crate::ledger::TranscriptRow {
+        let row = |path: &str, vault: &str, consumed: Option<i64>| crate::ledger::TranscriptRow {
             path: path.to_owned(),
-            vault: "alpha".to_owned(),
-            size: 1,
-            mtime_ns: 1,
-            sha256: "00".repeat(32),
-            prompt_hash: String::new(),
-            model: String::new(),
-            processed_at: "2025-06-12T09:00:00Z".to_owned(),
-            fact_count: 1,
-            consumed: None,
-        })?;
-        let session = "/h/.claude/projects/-h-app/5d1c.jsonl";
-        ledger.mark_transcript(&crate::ledger::TranscriptRow {
-            path: session.to_owned(),
-            vault: "/h/app".to_owned(),
+            vault: vault.to_owned(),
             size: 10,
             mtime_ns: 1,
-            sha256: "01".repeat(32),
+            sha256: path.to_owned(),
             prompt_hash: String::new(),
             model: String::new(),
             processed_at: "2025-06-12T09:00:00Z".to_owned(),
             fact_count: 1,
-            consumed: Some(10),
-        })?;
+            consumed,
+        };
+        let path = "/v/alpha/00_Inbox/chats/one.md";
+        ledger.mark_transcript(&row(path, "alpha", None))?;
+        let session = "/h/.claude/projects/-h-app/5d1c.jsonl";
+        ledger.mark_transcript(&row(session, "/h/app", Some(10)))?;
         let src = |transcript: &str, evidence: Option<&str>| Source {
             transcript: transcript.to_owned(),
             date: "2025-06-12".to_owned(),
