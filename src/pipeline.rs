@@ -252,6 +252,10 @@ struct Run<'a> {
     halt: Option<Halt>,
     /// An answer was merged into the ledger (or tried to be): the files may be behind.
     touched_facts: bool,
+    /// The typed turns of sessions asked about in this run, by record uuid: a fork and
+    /// its original, both new, send their shared turns once (from the older file, which
+    /// starts first).
+    claimed: std::cell::RefCell<std::collections::HashSet<String>>,
 }
 
 /// What stops a run before its end.
@@ -301,6 +305,7 @@ impl<'a> Run<'a> {
             provider: None,
             halt: None,
             touched_facts: false,
+            claimed: std::cell::RefCell::default(),
         }
     }
 
@@ -492,7 +497,7 @@ impl<'a> Run<'a> {
         }
         let vault = &self.engine.vaults[job.file.vault];
         let Some((mut turns, date)) = (if vault.is_project() {
-            session_turns(job, &bytes, &self.engine.store.ledger)
+            session_turns(job, &bytes, &self.engine.store.ledger, &self.claimed)
         } else {
             Some(transcript_turns(job, &bytes)?)
         }) else {
@@ -823,12 +828,15 @@ impl Work for Run<'_> {
 }
 
 /// Leaves out the typed turns already sent from another session file (a copy made by
-/// `--fork-session`), with the answers to them, and keeps the uuids of the typed turns
-/// left to send for the commit to record. A ledger that cannot say only costs tokens.
+/// `--fork-session`), or asked about from one earlier in this run, with the answers to
+/// them; keeps the uuids of the typed turns left to send for the commit to record. A ledger
+/// that cannot say only costs tokens. A turn claimed by a session whose answer then fails
+/// is sent from that session when it is tried again.
 fn forget_turns_sent_elsewhere(
     job: &Job,
     turns: &mut Vec<crate::claude_code::session::SessionTurn>,
     ledger: &crate::ledger::Ledger,
+    claimed: &std::cell::RefCell<std::collections::HashSet<String>>,
 ) {
     let typed =
         |t: &crate::claude_code::session::SessionTurn| t.turn.role == transcript::Role::User;
@@ -838,12 +846,19 @@ fn forget_turns_sent_elsewhere(
         .filter_map(|t| t.uuid.as_deref())
         .collect();
     let key = job.file.path.display().to_string();
-    let elsewhere = ledger
+    let mut elsewhere = ledger
         .turns_sent_elsewhere(&uuids, &key)
         .unwrap_or_else(|e| {
             tracing::warn!(session = %key, "could not look up the turns sent before: {e:#}");
             std::collections::HashSet::new()
         });
+    let mut claimed = claimed.borrow_mut();
+    elsewhere.extend(
+        uuids
+            .iter()
+            .filter(|u| claimed.contains(**u))
+            .map(|u| (*u).to_owned()),
+    );
     if !elsewhere.is_empty() {
         tracing::info!(
             session = %key,
@@ -858,13 +873,13 @@ fn forget_turns_sent_elsewhere(
             !dropping
         });
     }
-    let _ = job.sent_turns.set(
-        turns
-            .iter()
-            .filter(|t| typed(t))
-            .filter_map(|t| t.uuid.clone())
-            .collect(),
-    );
+    let sent: Vec<String> = turns
+        .iter()
+        .filter(|t| typed(t))
+        .filter_map(|t| t.uuid.clone())
+        .collect();
+    claimed.extend(sent.iter().cloned());
+    let _ = job.sent_turns.set(sent);
 }
 
 /// A Memory Loop transcript's turns and date (from its frontmatter, else its mtime).
@@ -908,12 +923,13 @@ fn session_turns(
     job: &Job,
     bytes: &[u8],
     ledger: &crate::ledger::Ledger,
+    claimed: &std::cell::RefCell<std::collections::HashSet<String>>,
 ) -> Option<(Vec<transcript::Turn>, String)> {
     use crate::claude_code::session;
     let end = job.file.end.min(bytes.len());
     let mut read = session::parse(&bytes[..end], job.file.from);
     let path = job.file.path.display();
-    forget_turns_sent_elsewhere(job, &mut read.turns, ledger);
+    forget_turns_sent_elsewhere(job, &mut read.turns, ledger, claimed);
     if !read.bad_lines.is_empty() {
         tracing::warn!(session = %path, lines = ?read.bad_lines, "lines that are not JSON were skipped");
     }

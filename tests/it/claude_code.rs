@@ -99,6 +99,20 @@ impl Session {
         )
     }
 
+    /// What `claude --fork-session` writes: a new file, a new session id, the records
+    /// copied with their uuids.
+    fn fork(&self, id: &str) -> Self {
+        let from = format!("\"sessionId\":\"{}\"", self.id);
+        let to = format!("\"sessionId\":\"{id}\"");
+        Self {
+            cwd: self.cwd.clone(),
+            id: id.to_owned(),
+            lines: self.lines.iter().map(|l| l.replace(&from, &to)).collect(),
+            last: self.last.clone(),
+            n: self.n,
+        }
+    }
+
     fn jsonl(&self) -> String {
         self.lines.iter().map(|l| format!("{l}\n")).collect()
     }
@@ -544,23 +558,7 @@ fn a_forked_session_sends_only_what_the_fork_added() {
     assert_eq!(mock.count(), 1);
 
     // `claude --fork-session` copies the conversation, uuids and all, into a new file.
-    let fork_id = "99999999-0000-4000-8000-00000000000c";
-    let mut fork = Session {
-        id: fork_id.to_owned(),
-        lines: original
-            .lines
-            .iter()
-            .map(|l| {
-                l.replace(
-                    &format!("\"sessionId\":\"{}\"", original.id),
-                    &format!("\"sessionId\":\"{fork_id}\""),
-                )
-            })
-            .collect(),
-        ..Session::new(&app, fork_id)
-    };
-    fork.last.clone_from(&original.last);
-    fork.n = original.n;
+    let mut fork = original.fork("99999999-0000-4000-8000-00000000000c");
     fork.user("remember: Preferences | global | Prefers ripgrep over grep.")
         .assistant("Sure.");
     fork.write(&env);
@@ -574,6 +572,33 @@ fn a_forked_session_sends_only_what_the_fork_added() {
         1,
         "the copied turn is not sent again from the fork"
     );
+}
+
+#[test]
+fn a_fork_and_its_original_new_in_one_run_send_their_shared_turns_once() {
+    let env = TestEnv::new();
+    let app = project(&env, "app");
+    let mut original = Session::new(&app, "dddddddd-0000-4000-8000-000000000010");
+    original
+        .user("remember: Identity | global | Runs the data platform.")
+        .assistant("Noted.");
+    let mut fork = original.fork("eeeeeeee-0000-4000-8000-000000000011");
+    fork.user("remember: Preferences | global | Prefers Parquet over CSV.");
+    let first = original.write(&env);
+    crate::support::set_age(&first, std::time::Duration::from_secs(7200));
+    fork.write(&env);
+    enable(&env, "");
+    let mock = Mock::start();
+
+    let r = env.extract(&mock, &[], 0);
+
+    assert_eq!(r["transcripts"]["processed"], 2, "{r}");
+    assert_eq!(
+        transcript_sent_with(&mock, "Runs the data platform"),
+        1,
+        "once, from the original"
+    );
+    assert_eq!(transcript_sent_with(&mock, "Prefers Parquet over CSV"), 1);
 }
 
 #[test]
