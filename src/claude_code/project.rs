@@ -474,15 +474,13 @@ fn is_own(project: &Project) -> bool {
 }
 
 /// The byte just past the last complete record of a session: its last `\n`, or the end
-/// when the unterminated last line is a whole JSON object. A session being written ends
+/// when the unterminated last line is a whole record; where the parser stops too. A session being written ends
 /// with half a line; that half waits for the next read.
 #[must_use]
 pub fn records_end(bytes: &[u8]) -> usize {
     let terminated = bytes.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
     let tail = &bytes[terminated..];
-    let whole = !tail.iter().all(u8::is_ascii_whitespace)
-        && serde_json::from_slice::<serde::de::IgnoredAny>(tail).is_ok()
-        && tail.trim_ascii_start().starts_with(b"{");
+    let whole = !tail.iter().all(u8::is_ascii_whitespace) && super::session::is_record(tail);
     if whole { bytes.len() } else { terminated }
 }
 

@@ -282,6 +282,13 @@ struct FileFields {
     session_id: Option<String>,
 }
 
+/// Whether a line is a whole record (what the scan's `project::records_end` asks of a
+/// session's unterminated last line, so that both stop at the same byte).
+#[must_use]
+pub fn is_record(line: &[u8]) -> bool {
+    read_line(line).is_some()
+}
+
 /// A line as a record, or `None` when it is not a JSON record. A line that is not UTF-8 is
 /// read again lossily, so one bad byte in a tool result costs nothing.
 fn read_line(line: &[u8]) -> Option<(Record, FileFields)> {

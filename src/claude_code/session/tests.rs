@@ -676,6 +676,8 @@ proptest! {
             prop_assert!(t.offset >= from && t.offset < bytes.len());
             prop_assert!(t.offset == 0 || bytes[t.offset - 1] == b'\n');
         }
+        // The scan hashes up to `records_end`: it must stop where the parser does.
+        prop_assert_eq!(parse(&bytes, 0).end, crate::claude_code::project::records_end(&bytes));
     }
 }
 
