@@ -531,7 +531,8 @@ fn text(s: &State) -> String {
             } else {
                 ""
             };
-            line(&format!("  {}", p.path), &format!("{what}{insights}"));
+            // A project's path is longer than the label column: it leads its own line.
+            line("", &format!("{}: {what}{insights}", p.path));
         }
         if let Some(hint) = &cc.hint {
             line("", hint);

@@ -352,6 +352,16 @@ fn an_excluded_project_sends_nothing_and_a_named_one_is_read_alone() {
     assert_eq!(find(&work)["sessions"], 1);
     assert_eq!(find(&work)["counts"]["unchanged"], 1);
     assert_eq!(find(&secret)["status"], "excluded");
+    let text = env.cmd().arg("status").output().unwrap();
+    let text = String::from_utf8_lossy(&text.stdout).into_owned();
+    assert!(
+        text.contains(&format!("{}: 1 processed", work.display()))
+            && text.contains(&format!(
+                "{}: 1 session, not read: excluded",
+                secret.display()
+            )),
+        "{text}"
+    );
     let doctor = env.cmd().args(["doctor", "--offline"]).output().unwrap();
     let doctor = String::from_utf8_lossy(&doctor.stdout).into_owned();
     assert!(
