@@ -497,7 +497,14 @@ impl<'a> Run<'a> {
         }
         let vault = &self.engine.vaults[job.file.vault];
         let Some((mut turns, date)) = (if vault.is_project() {
-            session_turns(job, &bytes, &self.engine.store.ledger, &self.claimed)
+            let admits = |cwd: &Path| self.engine.cfg.claude_code.admits(cwd, &self.opts.projects);
+            session_turns(
+                job,
+                &bytes,
+                &self.engine.store.ledger,
+                &self.claimed,
+                admits,
+            )
         } else {
             Some(transcript_turns(job, &bytes)?)
         }) else {
@@ -924,11 +931,20 @@ fn session_turns(
     bytes: &[u8],
     ledger: &crate::ledger::Ledger,
     claimed: &std::cell::RefCell<std::collections::HashSet<String>>,
+    admits: impl Fn(&Path) -> bool,
 ) -> Option<(Vec<transcript::Turn>, String)> {
     use crate::claude_code::session;
     let end = job.file.end.min(bytes.len());
     let mut read = session::parse(&bytes[..end], job.file.from);
     let path = job.file.path.display();
+    // Held in another working directory than its project's (one directory can hold two
+    // projects): it goes only where that directory may.
+    if let Some(cwd) = read.cwd.as_deref().map(Path::new)
+        && !admits(cwd)
+    {
+        tracing::info!(session = %path, cwd = %cwd.display(), "not read: its working directory is not one the run may read");
+        return None;
+    }
     forget_turns_sent_elsewhere(job, &mut read.turns, ledger, claimed);
     if !read.bad_lines.is_empty() {
         tracing::warn!(session = %path, lines = ?read.bad_lines, "lines that are not JSON were skipped");

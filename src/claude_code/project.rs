@@ -76,6 +76,28 @@ impl Selection {
         }
     }
 
+    /// Whether a session held in `cwd` may be sent: the check a session makes for itself
+    /// when its working directory is not its project's (Claude Code spells `/a/my_app` and
+    /// `/a/my-app` alike, so one directory may hold both), by the patterns, or when the run
+    /// names projects (`named`, as given and canonical), by those names alone.
+    #[must_use]
+    pub fn admits(&self, cwd: &Path, named: &[PathBuf]) -> bool {
+        if cwd
+            .file_name()
+            .is_some_and(|n| n.to_string_lossy().contains(OWN_RUNS))
+        {
+            return false;
+        }
+        if !named.is_empty() {
+            return named
+                .iter()
+                .any(|n| n == cwd || std::fs::canonicalize(n).is_ok_and(|c| c == cwd));
+        }
+        self.enabled
+            && (self.include.is_empty() || self.include.matches(cwd))
+            && !self.exclude.matches(cwd)
+    }
+
     /// Whether the user opted the project in to insights in its `CLAUDE.local.md`.
     #[must_use]
     pub fn wants_insights(&self, project: &Project) -> bool {
@@ -462,7 +484,7 @@ pub fn decode_name(name: &str) -> PathBuf {
 /// `memloop-claude-…` directory and ask for no session to be kept; should a CLI keep one
 /// anyway, it is never read back as the person's words).
 fn is_own(project: &Project) -> bool {
-    let own = |s: &str| s.contains("memloop-claude-");
+    let own = |s: &str| s.contains(OWN_RUNS);
     project
         .cwd
         .file_name()
@@ -473,9 +495,12 @@ fn is_own(project: &Project) -> bool {
             .is_some_and(|n| own(&n.to_string_lossy()))
 }
 
+/// What the private directories of memloop's own `claude` runs are named with.
+const OWN_RUNS: &str = "memloop-claude-";
+
 /// The byte just past the last complete record of a session: its last `\n`, or the end
-/// when the unterminated last line is a whole record; where the parser stops too. A session being written ends
-/// with half a line; that half waits for the next read.
+/// when the unterminated last line is a whole record; where the parser stops too. A
+/// session being written ends with half a line; that half waits for the next read.
 #[must_use]
 pub fn records_end(bytes: &[u8]) -> usize {
     let terminated = bytes.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
@@ -608,6 +633,25 @@ mod tests {
             s.choose(&project("/tmp/memloop-claude-41-0-00ab12cd")),
             Choice::Own
         );
+    }
+
+    #[test]
+    fn a_session_is_admitted_by_its_own_working_directory() {
+        let s = selection(&[], &["my_app"], &[]);
+        assert!(s.admits(Path::new("/home/u/my-app"), &[]));
+        assert!(!s.admits(Path::new("/home/u/my_app"), &[]));
+        assert!(!s.admits(Path::new("/tmp/memloop-claude-1-0-00ab"), &[]));
+        let named = [PathBuf::from("/home/u/my-app")];
+        assert!(s.admits(Path::new("/home/u/my-app"), &named));
+        assert!(
+            !s.admits(Path::new("/home/u/other"), &named),
+            "a run that names projects reads only them"
+        );
+        let off = ClaudeCodeConfig::default();
+        let env = Env::from_pairs([("HOME", "/home/u")]);
+        let off = Selection::new(&env, &off, "c").unwrap();
+        assert!(!off.admits(Path::new("/home/u/my-app"), &[]));
+        assert!(off.admits(Path::new("/home/u/my-app"), &named));
     }
 
     #[test]

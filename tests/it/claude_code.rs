@@ -778,3 +778,30 @@ fn two_directories_of_one_project_are_both_read_as_that_project() {
     assert!(memory.contains("Maintains the importer."), "{memory}");
     assert!(memory.contains("Prefers table-driven tests."), "{memory}");
 }
+
+#[test]
+fn a_session_of_an_excluded_project_sharing_a_directory_with_a_read_one_is_not_sent() {
+    let env = TestEnv::new();
+    // Claude Code writes `_` and `-` alike: both projects' sessions land in one directory.
+    let private = project(&env, "my_app");
+    let public = project(&env, "my-app");
+    assert_eq!(env.session_dir(&private), env.session_dir(&public));
+    let mut hidden = Session::new(&private, "ffffffff-0000-4000-8000-000000000012");
+    hidden.user("remember: Identity | global | Works on the secret merger.");
+    let old = hidden.write(&env);
+    crate::support::set_age(&old, std::time::Duration::from_secs(7200));
+    let mut open = Session::new(&public, "12121212-0000-4000-8000-000000000013");
+    open.user("remember: Preferences | global | Prefers feature flags.");
+    open.write(&env);
+    enable(&env, "exclude = [\"my_app\"]\n");
+    let mock = Mock::start();
+
+    let r = env.extract(&mock, &[], 0);
+
+    assert_eq!(sent_with(&mock, "Prefers feature flags"), 1, "{r}");
+    assert_eq!(
+        sent_with(&mock, "secret merger"),
+        0,
+        "the excluded project's session stays home: {r}"
+    );
+}
