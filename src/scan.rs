@@ -730,6 +730,7 @@ mod tests {
             sessions_dir: sessions,
             cwd: PathBuf::from("/home/u/app"),
             cwd_known: true,
+            sessions: Ok(Vec::new()),
         };
         let vault = crate::claude_code::project::to_vault(&p, false).unwrap();
         (dir, vault)

@@ -192,6 +192,9 @@ pub struct Project {
     pub cwd: PathBuf,
     /// Whether `cwd` was read from a session rather than guessed from the name.
     pub cwd_known: bool,
+    /// Its session files (subagents' left out), listed once when it was found; or why
+    /// the directory could not be listed.
+    pub sessions: Result<Vec<PathBuf>, String>,
 }
 
 /// Claude Code's projects under `projects_dir`, by directory name; a missing directory
@@ -214,7 +217,9 @@ pub fn discover(projects_dir: &Path) -> io::Result<Vec<Project>> {
             continue;
         }
         let sessions_dir = entry.path();
-        let (cwd, cwd_known) = match working_dir(&sessions_dir) {
+        let sessions = list_sessions(&sessions_dir).map_err(|e| e.to_string());
+        let listed = sessions.as_deref().unwrap_or_default();
+        let (cwd, cwd_known) = match working_dir(listed) {
             Some(cwd) => (cwd, true),
             None => (decode_name(&name.to_string_lossy()), false),
         };
@@ -222,6 +227,7 @@ pub fn discover(projects_dir: &Path) -> io::Result<Vec<Project>> {
             sessions_dir,
             cwd,
             cwd_known,
+            sessions,
         });
     }
     projects.sort_by(|a, b| a.sessions_dir.cmp(&b.sessions_dir));
@@ -296,7 +302,7 @@ pub fn select(selection: &Selection, named: &[PathBuf]) -> Result<Listing, Strin
         }
     }
     for p in found {
-        let sessions = match list_sessions(&p.sessions_dir) {
+        let sessions = match &p.sessions {
             Ok(list) => list.len(),
             Err(e) => {
                 if selection.choose(&p) != Choice::Own {
@@ -378,7 +384,7 @@ pub fn found(projects_dir: &Path) -> Found {
         if is_own(&project) {
             continue;
         }
-        let n = sessions(&project.sessions_dir).len();
+        let n = project.sessions.as_ref().map_or(0, Vec::len);
         if n > 0 {
             found.projects += 1;
             found.sessions += n;
@@ -414,14 +420,8 @@ fn plural(n: usize) -> &'static str {
     if n == 1 { "" } else { "s" }
 }
 
-/// The session files directly in a project's directory (subagents' `agent-*.jsonl`
-/// left out), for counting; the scan lists them itself (`vault::chats`).
-#[must_use]
-pub fn sessions(sessions_dir: &Path) -> Vec<PathBuf> {
-    list_sessions(sessions_dir).unwrap_or_default()
-}
-
-/// [`sessions`], or why the directory could not be listed.
+/// The session files directly in a project's directory (subagents' `agent-*.jsonl` left
+/// out), by the directory entries' types: no file is looked at but a link.
 fn list_sessions(sessions_dir: &Path) -> io::Result<Vec<PathBuf>> {
     let entries = std::fs::read_dir(sessions_dir)?;
     let mut out: Vec<PathBuf> = entries
@@ -431,8 +431,12 @@ fn list_sessions(sessions_dir: &Path) -> io::Result<Vec<PathBuf>> {
             let name = name.as_encoded_bytes();
             name.ends_with(b".jsonl") && !name.starts_with(b"agent-") && !name.starts_with(b".")
         })
+        .filter(|e| match e.file_type() {
+            Ok(t) if t.is_symlink() => e.path().is_file(),
+            Ok(t) => t.is_file(),
+            Err(_) => false,
+        })
         .map(|e| e.path())
-        .filter(|p| p.is_file())
         .collect();
     out.sort();
     Ok(out)
@@ -442,13 +446,13 @@ fn list_sessions(sessions_dir: &Path) -> io::Result<Vec<PathBuf>> {
 /// that has one); an older session's when the newest names none (a session left before
 /// anything was typed holds only snapshots and summaries). The name is only a guess, and a
 /// guessed path would slip past the user's include and exclude patterns.
-fn working_dir(sessions_dir: &Path) -> Option<PathBuf> {
-    let mut dated: Vec<_> = sessions(sessions_dir)
-        .into_iter()
-        .filter_map(|p| Some((std::fs::metadata(&p).ok()?.modified().ok()?, p)))
+fn working_dir(sessions: &[PathBuf]) -> Option<PathBuf> {
+    let mut dated: Vec<_> = sessions
+        .iter()
+        .filter_map(|p| Some((std::fs::metadata(p).ok()?.modified().ok()?, p)))
         .collect();
     dated.sort();
-    dated.into_iter().rev().find_map(|(_, p)| recorded_cwd(&p))
+    dated.into_iter().rev().find_map(|(_, p)| recorded_cwd(p))
 }
 
 /// The `cwd` of a session's first record that has one.
@@ -595,6 +599,7 @@ mod tests {
             sessions_dir: PathBuf::from("/home/u/.claude/projects").join(cwd.replace('/', "-")),
             cwd: PathBuf::from(cwd),
             cwd_known: true,
+            sessions: Ok(Vec::new()),
         }
     }
 
