@@ -96,14 +96,16 @@ impl<'a> Engine<'a> {
             }
         }
         // Projects whose insights are written: a fact forgotten leaves their file too.
-        if cfg.claude_code.enabled
-            && let Ok(listing) = crate::claude_code::project::select(&cfg.claude_code, &[])
-        {
-            vaults.extend(listing.vaults.into_iter().filter(Vault::writes_insights));
-        }
+        vaults.extend(
+            crate::claude_code::project::read_by_default(&cfg.claude_code)
+                .into_iter()
+                .filter(Vault::writes_insights),
+        );
         let mut engine = Self::open(cfg, prompt, vaults, false)?;
         // A vault memloop wrote that discovery does not list (named by `extract --vault`):
         // its insights are rewritten too, so a fact forgotten leaves every file at once.
+        // Claude Code's projects, listed once, when a written `CLAUDE.local.md` asks.
+        let mut projects = None;
         for written in engine.store.ledger.rendered_all()? {
             let path = PathBuf::from(written.target);
             if engine.vaults.iter().any(|v| v.claude_md() == path) {
@@ -112,7 +114,11 @@ impl<'a> Engine<'a> {
             // A project's `CLAUDE.local.md` written by a run that named it (`extract
             // --project`), or before it left `include`: still rewritten while git ignores it.
             if path.file_name() == Some(vault::LOCAL_FILE.as_ref()) {
-                if let Some(v) = written_project(cfg, &path)
+                let found = projects.get_or_insert_with(|| {
+                    crate::claude_code::project::discover(&cfg.claude_code.projects_dir)
+                        .unwrap_or_default()
+                });
+                if let Some(v) = written_project(found, &path)
                     && !engine.vaults.iter().any(|o| o.name == v.name)
                 {
                     engine.vaults.push(v);
@@ -201,18 +207,20 @@ impl<'a> Engine<'a> {
     }
 }
 
-/// The project whose `CLAUDE.local.md` is `local`, as a vault whose insights are written,
-/// when Claude Code still has its sessions and git ignores the file.
-fn written_project(cfg: &Resolved, local: &std::path::Path) -> Option<Vault> {
+/// The project of `found` whose `CLAUDE.local.md` is `local`, as a vault whose insights
+/// are written, when Claude Code still has its sessions and git ignores the file.
+fn written_project(
+    found: &[crate::claude_code::project::Project],
+    local: &std::path::Path,
+) -> Option<Vault> {
     use crate::claude_code::project;
     let dir = local.parent()?;
-    let found = project::discover(&cfg.claude_code.projects_dir).ok()?;
-    let p = found.into_iter().find(|p| p.cwd == dir)?;
+    let p = found.iter().find(|p| p.cwd == dir)?;
     if let Some(refused) = project::insights_refused(&p.cwd) {
         tracing::warn!("{refused}");
         return None;
     }
-    project::to_vault(&p, true).ok()
+    project::to_vault(p, true).ok()
 }
 
 fn layout<'b>(cfg: &'b Resolved, prompt: &'b Prompt, vaults: &'b [Vault]) -> Layout<'b> {

@@ -369,6 +369,16 @@ pub fn select(selection: &Selection, named: &[PathBuf]) -> Result<Listing, Strin
     Ok(listing)
 }
 
+/// The projects a run reads when it names none, as vaults: none while the source is off.
+/// A project that cannot be listed is left out here; a run reports it.
+#[must_use]
+pub fn read_by_default(selection: &Selection) -> Vec<Vault> {
+    if !selection.enabled {
+        return Vec::new();
+    }
+    select(selection, &[]).map_or_else(|_| Vec::new(), |listing| listing.vaults)
+}
+
 /// How many projects (not memloop's own) hold how many sessions.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Found {

@@ -51,11 +51,9 @@ fn rebuild(cfg: &Resolved, args: &RebuildArgs) -> Result<u8> {
     }
     // The Claude Code projects a run reads: their sessions are taken as read too, or the
     // next run would send every one of them again, whole.
-    if cfg.claude_code.enabled
-        && let Ok(listing) = crate::claude_code::project::select(&cfg.claude_code, &[])
-    {
-        vaults.extend(listing.vaults);
-    }
+    vaults.extend(crate::claude_code::project::read_by_default(
+        &cfg.claude_code,
+    ));
     let path = cfg.paths.ledger();
     let Some(done) = rebuild::rebuild(cfg, vaults, chrono::Local::now())? else {
         if args.json {
