@@ -146,6 +146,52 @@ pub struct Turn {
     pub time: Option<String>,
     /// Its text, trimmed, without tool-call blockquotes or memloop's insights block.
     pub text: String,
+    /// Why its `## User` heading may be text the assistant wrote rather than a message the
+    /// person sent; `None` for every turn whose heading Memory Loop's framing vouches for.
+    pub doubt: Option<Doubt>,
+}
+
+impl Turn {
+    /// A turn nothing casts doubt on.
+    #[must_use]
+    pub fn new(role: Role, time: Option<String>, text: String) -> Self {
+        Self {
+            role,
+            time,
+            text,
+            doubt: None,
+        }
+    }
+}
+
+/// Why a user turn's heading may not be a message boundary (see [`parse`]).
+///
+/// Memory Loop writes an assistant message raw, so the assistant (steered by a page it
+/// fetched) can write a line `## [10:03] User` that reads like the next message. Such a
+/// heading cannot be told from a real one by its bytes; these are the tells it leaves.
+/// Facts quoted only from a doubted turn wait for `memloop memory review`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Doubt {
+    /// No assistant message follows it: Memory Loop answers every message it sends, so a
+    /// heading with none after it may sit inside the assistant message before it.
+    Unanswered,
+    /// Its time is earlier than the heading before it (by less than the twelve hours that
+    /// would make it the next day).
+    OutOfOrder,
+    /// It has no time where the heading before it has one; Memory Loop always writes one.
+    Untimed,
+}
+
+impl Doubt {
+    /// What the doubt means, for a report.
+    #[must_use]
+    pub fn describe(self) -> &'static str {
+        match self {
+            Doubt::Unanswered => "no answer follows it",
+            Doubt::OutOfOrder => "its time is earlier than the message before it",
+            Doubt::Untimed => "its heading has no time",
+        }
+    }
 }
 
 /// A parsed transcript.
@@ -246,11 +292,22 @@ fn fence_marker(line: &str) -> Option<(char, usize, &str)> {
 }
 
 /// Parses a transcript's text; never fails (see [`Transcript::meta_error`]).
+///
+/// Memory Loop appends each message as a `## [HH:MM] User` or `## [HH:MM] Assistant`
+/// heading and the message raw, so a heading can also be text inside a message. What
+/// decides which it is:
+/// - a tool call at the start of an assistant message runs to its status line (`> ✓`),
+///   whatever its inputs hold (a heredoc with a heading in it): it is never a turn;
+/// - a heading inside a fenced code block is text, except that an `Assistant` heading ends
+///   a code block the person left open in their message (Memory Loop shows each message on
+///   its own, so their fence never reaches into the answer);
+/// - a `User` heading after the assistant's words that no answer follows, whose time goes
+///   back, or that has no time, is kept but marked with a [`Doubt`];
+/// - memloop's own insights block is removed within a turn, never across turns.
 #[must_use]
 pub fn parse(text: &str) -> Transcript {
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
-    // memloop's own output, quoted in a chat, is never extracted again.
-    let text = fence::strip(text);
+    let text = strip_insights(text);
     // Trailing CRs are stripped one by one, not as CRLF pairs, so that a stray "\r\r\n"
     // parses the same after a render as before it.
     let lines: Vec<&str> = text.split('\n').map(|l| l.trim_end_matches('\r')).collect();
@@ -273,8 +330,9 @@ pub fn parse(text: &str) -> Transcript {
                 // Memory Loop writes tool calls before the message's text, never after.
                 Some(Role::Assistant) => None,
                 // Memory Loop never writes a tool call in a user turn: a tool-call blockquote
-                // there was pasted, and is dropped whole, never sent as the user's words.
-                _ => Some(app_tool_block(body, i).unwrap_or_else(|| quote_end(body, i))),
+                // there was pasted, and is dropped whole, never sent as the user's words. It
+                // ends before the next heading: a paste never swallows the answer.
+                _ => Some(pasted_tool_block(body, i)),
             };
             if let Some(end) = end {
                 // Avoid leaving two blank lines where the blockquote was.
@@ -287,6 +345,13 @@ pub fn parse(text: &str) -> Transcript {
             }
         }
         i += 1;
+        // The person's unclosed code block ends where the answer begins.
+        if fence.is_open()
+            && role != Some(Role::Assistant)
+            && matches!(turn_heading(line), Some((Role::Assistant, _)))
+        {
+            fence = Fence::default();
+        }
         let in_code = fence.feed(line);
         if !in_code && let Some((role, time)) = turn_heading(line) {
             headed.push((role, time, Vec::new()));
@@ -302,17 +367,14 @@ pub fn parse(text: &str) -> Transcript {
     let mut turns = Vec::with_capacity(headed.len() + 1);
     let preamble = turn_text(&preamble);
     if !preamble.is_empty() {
-        turns.push(Turn {
-            role: Role::User,
-            time: None,
-            text: preamble,
-        });
+        turns.push(Turn::new(Role::User, None, preamble));
     }
-    turns.extend(headed.into_iter().map(|(role, time, lines)| Turn {
-        role,
-        time,
-        text: turn_text(&lines),
-    }));
+    turns.extend(
+        headed
+            .into_iter()
+            .map(|(role, time, lines)| Turn::new(role, time, turn_text(&lines))),
+    );
+    doubt(&mut turns);
     Transcript {
         meta,
         turns,
@@ -320,7 +382,47 @@ pub fn parse(text: &str) -> Transcript {
     }
 }
 
+/// Marks the user turns whose heading may be the assistant's text (see [`Doubt`]): those
+/// that follow an assistant turn, or a turn already in doubt.
+fn doubt(turns: &mut [Turn]) {
+    let mut last_time: Option<u32> = None;
+    for i in 0..turns.len() {
+        let time = turns[i].time.as_deref().and_then(minutes);
+        let after_words =
+            i > 0 && (turns[i - 1].role == Role::Assistant || turns[i - 1].doubt.is_some());
+        if turns[i].role == Role::User && after_words {
+            let answered = turns.get(i + 1).is_some_and(|t| t.role == Role::Assistant);
+            turns[i].doubt = if !answered {
+                Some(Doubt::Unanswered)
+            } else {
+                match (last_time, time) {
+                    (Some(_), None) => Some(Doubt::Untimed),
+                    // Back by twelve hours or more reads as the next day.
+                    (Some(before), Some(now)) if now < before && before - now < 12 * 60 => {
+                        Some(Doubt::OutOfOrder)
+                    }
+                    _ => None,
+                }
+            };
+        }
+        if time.is_some() {
+            last_time = time;
+        }
+    }
+}
+
+/// `H:MM` or `HH:MM` (with or without seconds) as minutes after midnight.
+fn minutes(time: &str) -> Option<u32> {
+    let mut parts = time.split(':');
+    let h: u32 = parts.next()?.parse().ok()?;
+    let m: u32 = parts.next()?.parse().ok()?;
+    (h < 24 && m < 60).then_some(h * 60 + m)
+}
+
 fn turn_heading(line: &str) -> Option<(Role, Option<String>)> {
+    if !line.starts_with("## ") {
+        return None;
+    }
     let caps = TURN_HEADING.captures(line.trim_end())?;
     let role = if &caps[2] == "User" {
         Role::User
@@ -432,17 +534,55 @@ fn describe_yaml_error(e: &serde_saphyr::Error) -> String {
 /// `> **Tool:** NAME` line, the inputs it shows (`> Pattern:`, `> File:`, `> Command:`),
 /// each written raw, so that a multi-line command (a heredoc, `\` continuations, SQL) runs
 /// on over lines without `>`, then a `> ✓` (or `> …`) status line, perhaps with
-/// ` Found N files`. `None` without that status line before the next tool call or turn.
+/// ` Found N files`. `None` without a status line.
+///
+/// Headings inside do not end it: an input may hold any line, `## [10:03] User` included.
+/// Memory Loop cuts a command to 80 characters, so the status line after a command is the
+/// last one within that reach: a status line the command itself holds comes before it.
 fn app_tool_block(lines: &[&str], start: usize) -> Option<usize> {
+    // Characters of the command read so far, once its line is reached.
+    let mut command: Option<usize> = None;
+    let mut last_in_reach = None;
     for (j, line) in lines.iter().enumerate().skip(start + 1) {
+        let in_reach = command.is_some_and(|read| read <= COMMAND_REACH);
         if TOOL_STATUS.is_match(line) {
-            return Some(j + 1);
+            if !in_reach {
+                // Past the command's reach (or with no command), the first status line
+                // ends it, unless one within reach already did.
+                return Some(last_in_reach.unwrap_or(j) + 1);
+            }
+            last_in_reach = Some(j);
+        } else if !in_reach && let Some(end) = last_in_reach {
+            return Some(end + 1);
         }
-        if TOOL_CALL.is_match(line) || turn_heading(line).is_some() {
-            return None;
+        match command.as_mut() {
+            Some(read) => *read += line.encode_utf16().count() + 1,
+            None => {
+                if let Some(rest) = line.strip_prefix("> Command: `") {
+                    command = Some(rest.encode_utf16().count() + 1);
+                }
+            }
         }
     }
-    None
+    last_in_reach.map(|end| end + 1)
+}
+
+/// How far after `> Command: `` ` the status line can be: 80 characters of command (Memory
+/// Loop's cut, in UTF-16 units as JavaScript counts), the closing backtick and a line break.
+const COMMAND_REACH: usize = 82;
+
+/// Where a tool-call blockquote pasted into a user turn ends: at its status line, or at
+/// the end of its `>` lines, and never past the next heading.
+fn pasted_tool_block(lines: &[&str], start: usize) -> usize {
+    for (j, line) in lines.iter().enumerate().skip(start + 1) {
+        if TOOL_STATUS.is_match(line) {
+            return j + 1;
+        }
+        if TOOL_CALL.is_match(line) || turn_heading(line).is_some() {
+            break;
+        }
+    }
+    quote_end(lines, start)
 }
 
 /// The index after the blockquote that starts at `lines[start]`: its `>` lines.
@@ -457,6 +597,29 @@ fn quote_end(lines: &[&str], start: usize) -> usize {
 /// Joins a turn's lines (its tool calls already left out), trimmed.
 fn turn_text(lines: &[&str]) -> String {
     lines.join("\n").trim().to_owned()
+}
+
+/// `text` without memloop's own insights blocks (quoted in a chat, they are never extracted
+/// again), each looked for between two heading lines: memloop's block holds no turn
+/// heading, so a begin marker in one message never pairs with an end marker in another and
+/// takes the heading between them away.
+fn strip_insights(text: &str) -> Cow<'_, str> {
+    if !text.contains(fence::BEGIN) {
+        return Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len());
+    let mut segment = String::new();
+    for line in text.split_inclusive('\n') {
+        if turn_heading(line.trim_end_matches(['\n', '\r'])).is_some() {
+            out.push_str(&fence::strip(&segment));
+            segment.clear();
+            out.push_str(line);
+        } else {
+            segment.push_str(line);
+        }
+    }
+    out.push_str(&fence::strip(&segment));
+    Cow::Owned(out)
 }
 
 /// Renders turns as the text sent to a model, each through [`trim_noise`].
@@ -496,16 +659,52 @@ fn push_turn(out: &mut String, heading: &str, text: &str) {
 
 /// The lines of a turn the person wrote themselves: everything but fenced code blocks and
 /// blockquotes, which hold what they pasted or quoted (a log, a page, another message).
+/// Dropped lines leave an empty line, so lines stay apart.
 #[must_use]
 pub fn own_words(text: &str) -> String {
-    let mut fence = Fence::default();
     let mut out = String::with_capacity(text.len());
+    for (line, own) in own_lines(text) {
+        if own {
+            out.push_str(line);
+        }
+        out.push('\n');
+    }
+    out
+}
+
+/// The person's own words in a turn as passages: the runs of their lines between the blocks
+/// they pasted or quoted (see [`own_words`]). A quote may run over a blank line within a
+/// passage, never across a pasted block.
+#[must_use]
+pub fn own_passages(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut current = String::new();
+    for (line, own) in own_lines(text) {
+        if own {
+            current.push_str(line);
+            current.push('\n');
+        } else if !current.trim().is_empty() {
+            out.push(std::mem::take(&mut current));
+        } else {
+            current.clear();
+        }
+    }
+    if !current.trim().is_empty() {
+        out.push(current);
+    }
+    out
+}
+
+/// Each line of a turn, with whether the person wrote it (not in a code block, blockquote
+/// or indented block).
+fn own_lines(text: &str) -> impl Iterator<Item = (&str, bool)> {
+    let mut fence = Fence::default();
     // Inside a blockquote, its unmarked lines go on quoting until a blank line; an
     // indented block after a blank line is code.
     let mut in_quote = false;
     let mut in_indented = false;
     let mut after_blank = true;
-    for line in text.split('\n') {
+    text.split('\n').map(move |line| {
         let code = fence.feed(line);
         let blank = line.trim().is_empty();
         let indent = line.len() - line.trim_start_matches(' ').len();
@@ -520,14 +719,10 @@ pub fn own_words(text: &str) -> String {
         in_quote = !blank && (marked || in_quote);
         in_indented = !blank && !code && indent >= 4 && (after_blank || in_indented);
         let quoted = (indent <= 3 || marked) && in_quote;
-        if !code && !quoted && !in_indented {
-            out.push_str(line);
-        }
         after_blank = blank;
-        // Kept lines stay apart, and a dropped block still separates the text around it.
-        out.push('\n');
-    }
-    out
+        // A blank line belongs to the passage around it.
+        (line, blank || (!code && !quoted && !in_indented))
+    })
 }
 
 /// Shortens what costs tokens and carries no memory: long code blocks, long log runs and

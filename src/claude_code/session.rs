@@ -535,11 +535,7 @@ fn group(records: Vec<&Record>) -> Vec<SessionTurn> {
             continue;
         }
         turns.push(SessionTurn {
-            turn: Turn {
-                role,
-                time: None,
-                text: text.clone(),
-            },
+            turn: Turn::new(role, None, text.clone()),
             offset: record.offset,
             timestamp: record.timestamp,
             uuid: record.uuid.clone(),

@@ -36,8 +36,9 @@ fn huge_transcript() -> String {
         "---\ndate: 2025-07-10\ntime: \"08:00\"\nsession_id: it-huge\ntitle: Huge\n---\n\n\
          # Discussion - 2025-07-10 08:00\n\n",
     );
+    // Minutes go on as the chat does, as Memory Loop writes them.
     let turn = |out: &mut String, role: &str, tag: &str, n: usize, extra: Option<&str>| {
-        out.push_str(&format!("## [08:{:02}] {role}\n\n", n % 60));
+        out.push_str(&format!("## [{:02}:{:02}] {role}\n\n", 8 + n / 60, n % 60));
         for p in 0..6 {
             out.push_str(&paragraph(tag, n * 10 + p));
             out.push_str("\n\n");
@@ -56,7 +57,7 @@ fn huge_transcript() -> String {
         turn(&mut out, "User", "turn", n, extra.as_deref());
         turn(&mut out, "Assistant", "answer", n, None);
         if n == 100 {
-            out.push_str("## [09:00] User\n\n");
+            out.push_str("## [09:40] User\n\n");
             for p in 0..1000 {
                 if p == 500 {
                     out.push_str(&format!("remember: Patterns | global | {MIDDLE_HUGE}\n\n"));
@@ -64,10 +65,12 @@ fn huge_transcript() -> String {
                 out.push_str(&paragraph("monologue", p));
                 out.push_str("\n\n");
             }
+            out.push_str("## [09:40] Assistant\n\nThat is a lot to take in.\n\n");
         }
     }
     out.push_str(&format!(
-        "## [10:00] User\n\nOne last thing.\n\nremember: Patterns | global | {LATE}\n"
+        "## [11:30] User\n\nOne last thing.\n\nremember: Patterns | global | {LATE}\n\n\
+         ## [11:31] Assistant\n\nNoted.\n"
     ));
     out
 }

@@ -494,11 +494,11 @@ fn a_read_from_the_middle_yields_later_turns_with_the_last_answer_as_context() {
     assert_eq!(s.turns[0].offset, from);
     assert_eq!(
         s.context,
-        Some(Turn {
-            role: Role::Assistant,
-            time: None,
-            text: "Second answer.".to_owned()
-        })
+        Some(Turn::new(
+            Role::Assistant,
+            None,
+            "Second answer.".to_owned()
+        ))
     );
     assert_eq!(s.skipped, Skipped::default());
 
