@@ -11,14 +11,14 @@ use std::time::Duration;
 use serde_json::{Value, json};
 
 use super::{
-    ExtractRequest, Extraction, LlmError, Settings, Usage, fact_schema, facts_from_value,
-    http_client, parse_facts, post_json, secret_header, status_error, user_message,
+    Answered, Ask, ExtractRequest, Extraction, LlmError, Said, Settings, Usage, http_client,
+    post_json, secret_header, status_error,
 };
 
 /// The API version header memloop speaks.
 pub const API_VERSION: &str = "2023-06-01";
 /// The tool the model is made to call with the facts as its input.
-pub const TOOL_NAME: &str = "record_facts";
+pub const TOOL_NAME: &str = super::FACTS_TOOL;
 const PROVIDER: &str = "anthropic";
 const KEY_VARIABLE: &str = "ANTHROPIC_API_KEY";
 
@@ -29,23 +29,34 @@ pub fn endpoint(base_url: &str) -> String {
 
 /// The JSON body of one extraction call.
 pub fn build_request(settings: &Settings, req: &ExtractRequest) -> Value {
+    build_ask(settings, &Ask::extract(req))
+}
+
+/// The JSON body of one request: forced use of the ask's tool, whose input schema is the
+/// answer's.
+pub fn build_ask(settings: &Settings, ask: &Ask) -> Value {
     json!({
         "model": settings.model,
         "max_tokens": settings.max_output_tokens,
-        "system": req.system,
-        "messages": [{"role": "user", "content": user_message(req)}],
+        "system": ask.system,
+        "messages": [{"role": "user", "content": ask.user}],
         "tools": [{
-            "name": TOOL_NAME,
-            "description": "Record the durable facts found in the transcript; an empty list when there are none.",
-            "input_schema": fact_schema(&req.categories),
+            "name": ask.tool,
+            "description": ask.about,
+            "input_schema": ask.schema,
         }],
-        "tool_choice": {"type": "tool", "name": TOOL_NAME},
+        "tool_choice": {"type": "tool", "name": ask.tool},
     })
 }
 
-/// Reads a successful (HTTP 200) response: the facts from the tool call's input, or from
-/// the text blocks when the model answered in prose; the usage counts.
+/// Reads a successful (HTTP 200) extraction response: the facts from the tool call's
+/// input, or from the text blocks when the model answered in prose; the usage counts.
 pub fn parse_response(body: &str) -> Result<Extraction, LlmError> {
+    parse_answer(body)?.into_extraction()
+}
+
+/// Reads a successful (HTTP 200) response: the tool call's input, else the text blocks.
+pub fn parse_answer(body: &str) -> Result<Answered, LlmError> {
     let response: Value = super::contract::from_json(body)
         .map_err(|e| LlmError::Parse(format!("the response was not JSON: {e}")))?;
     let usage = usage(&response);
@@ -59,20 +70,8 @@ pub fn parse_response(body: &str) -> Result<Extraction, LlmError> {
         .iter()
         .filter(|b| b.get("type").and_then(Value::as_str) == Some("tool_use"))
         .find_map(|b| b.get("input"));
-    let facts = match tool_input {
-        Some(Value::String(text)) => parse_facts(text)?,
-        Some(input) => {
-            // A tool call cut off by max_tokens arrives with whatever input was complete,
-            // often `{}`: that is not an empty answer.
-            if truncated && !input.get("facts").is_some_and(Value::is_array) {
-                return Err(LlmError::Parse(
-                    "the answer was cut off at max_tokens before the facts were complete"
-                        .to_owned(),
-                ));
-            }
-            facts_from_value(input)
-                .ok_or_else(|| LlmError::Parse("the tool input held no list of facts".to_owned()))?
-        }
+    let said = match tool_input {
+        Some(input) => Said::Json(input.clone()),
         None => {
             let text: Vec<&str> = blocks
                 .iter()
@@ -84,10 +83,14 @@ pub fn parse_response(body: &str) -> Result<Extraction, LlmError> {
                     "the answer held neither a tool call nor text".to_owned(),
                 ));
             }
-            parse_facts(&text.join("\n"))?
+            Said::Text(text.join("\n"))
         }
     };
-    Ok(Extraction { facts, usage })
+    Ok(Answered {
+        said,
+        usage,
+        truncated,
+    })
 }
 
 fn usage(response: &Value) -> Usage {
@@ -158,15 +161,15 @@ impl Client {
         &self.settings
     }
 
-    /// One extraction call, without retries.
-    pub async fn send(&self, req: &ExtractRequest) -> Result<Extraction, LlmError> {
+    /// One request, without retries.
+    pub async fn ask(&self, ask: &Ask) -> Result<Answered, LlmError> {
         let key = self.settings.api_key.as_deref().unwrap_or_default();
         let request = self
             .http
             .post(endpoint(&self.settings.base_url))
             .header("x-api-key", secret_header(key, KEY_VARIABLE)?)
             .header("anthropic-version", API_VERSION);
-        let reply = post_json(request, &build_request(&self.settings, req)).await?;
+        let reply = post_json(request, &build_ask(&self.settings, ask)).await?;
         if !(200..300).contains(&reply.status) {
             return Err(error_for_status(
                 reply.status,
@@ -175,7 +178,7 @@ impl Client {
                 Some(key),
             ));
         }
-        parse_response(&reply.body)
+        parse_answer(&reply.body)
     }
 }
 

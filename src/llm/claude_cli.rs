@@ -46,9 +46,7 @@ use serde_json::Value;
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWriteExt};
 use tokio::process::{Child, Command};
 
-use super::{
-    ExtractRequest, Extraction, LlmError, Settings, Usage, excerpt, parse_facts, user_message,
-};
+use super::{Answered, Ask, Extraction, LlmError, Said, Settings, Usage, excerpt};
 
 /// The binary's name on PATH.
 pub const PROGRAM: &str = "claude";
@@ -128,8 +126,15 @@ pub fn env(settings: &Settings) -> Vec<(&'static str, String)> {
         .collect()
 }
 
-/// Reads what the CLI printed on stdout with `--output-format json`, given how it exited.
+/// Reads an extraction from what the CLI printed on stdout with `--output-format json`,
+/// given how it exited.
 pub fn parse_output(success: bool, stdout: &str, stderr: &str) -> Result<Extraction, LlmError> {
+    parse_answer(success, stdout, stderr)?.into_extraction()
+}
+
+/// Reads what the CLI printed on stdout with `--output-format json`, given how it exited:
+/// the model's text.
+pub fn parse_answer(success: bool, stdout: &str, stderr: &str) -> Result<Answered, LlmError> {
     let Ok(output) = super::contract::from_json::<Value>(stdout.trim()) else {
         let said = if stderr.trim().is_empty() {
             stdout
@@ -176,9 +181,10 @@ pub fn parse_output(success: bool, stdout: &str, stderr: &str) -> Result<Extract
             + count("cache_read_input_tokens"),
         output_tokens: count("output_tokens"),
     };
-    Ok(Extraction {
-        facts: parse_facts(result)?,
+    Ok(Answered {
+        said: Said::Text(result.to_owned()),
         usage,
+        truncated: false,
     })
 }
 
@@ -270,15 +276,20 @@ impl Client {
         &self.settings
     }
 
+    /// One extraction call, without retries.
+    pub async fn send(&self, req: &super::ExtractRequest) -> Result<Extraction, LlmError> {
+        self.ask(&Ask::extract(req)).await?.into_extraction()
+    }
+
     /// One run of the CLI in a private empty directory, killed with everything it
     /// started when the timeout passes.
-    pub async fn send(&self, req: &ExtractRequest) -> Result<Extraction, LlmError> {
+    pub async fn ask(&self, ask: &Ask) -> Result<Answered, LlmError> {
         let workdir = PrivateDir::create(&std::env::temp_dir()).map_err(|e| {
             LlmError::Process(format!("could not create a private working directory: {e}"))
         })?;
         let mut command = Command::new(&self.program);
         command
-            .args(args(&self.settings.model, &req.system))
+            .args(args(&self.settings.model, &ask.system))
             .envs(env(&self.settings))
             .current_dir(workdir.path())
             .stdin(Stdio::piped())
@@ -295,7 +306,7 @@ impl Client {
         let mut stdin = child.stdin.take();
         let stdout = child.stdout.take();
         let stderr = child.stderr.take();
-        let message = user_message(req);
+        let message = ask.user.clone();
         let feed = async move {
             if let Some(stdin) = stdin.as_mut() {
                 // A CLI that exits early closes the pipe; its exit status tells why.
@@ -316,7 +327,7 @@ impl Client {
         };
         let (status, stdout, stderr) =
             output.map_err(|e| LlmError::Process(format!("could not read its output: {e}")))?;
-        parse_output(
+        parse_answer(
             status.success(),
             &String::from_utf8_lossy(&stdout),
             &String::from_utf8_lossy(&stderr),
@@ -407,7 +418,7 @@ mod tests {
     use std::time::{Duration, Instant};
 
     use super::*;
-    use crate::llm::ProviderKind;
+    use crate::llm::{ExtractRequest, ProviderKind};
 
     const SUCCESS: &str = r#"{"type":"result","subtype":"success","is_error":false,"duration_ms":4210,"duration_api_ms":3987,"num_turns":1,"result":"```json\n{\"facts\": [{\"category\": \"Preferences\", \"text\": \"Prefers tabs over spaces.\", \"scope\": \"global\", \"replaces\": null}]}\n```","session_id":"6a1f3c2e-9b7d-4e0a-8c5f-2d4b6e8a0c1f","total_cost_usd":0.0042,"usage":{"input_tokens":812,"cache_creation_input_tokens":1200,"cache_read_input_tokens":3000,"output_tokens":61,"server_tool_use":{"web_search_requests":0},"service_tier":"standard"},"permission_denials":[]}"#;
 

@@ -61,6 +61,93 @@ pub struct ExtractRequest {
     pub date: String,
 }
 
+/// One request to a model, whatever it asks for: what it is told, what it is given, and
+/// the JSON its answer must hold (through a tool, a JSON schema, or plain JSON).
+#[derive(Debug, Clone)]
+pub struct Ask {
+    pub system: String,
+    pub user: String,
+    /// The tool the model is made to call (Anthropic, OpenAI's tool mode), and the schema's
+    /// name.
+    pub tool: &'static str,
+    /// What the tool does, as its description.
+    pub about: &'static str,
+    pub schema: Value,
+    /// The key of the answer's list (`facts`, `verdicts`): a tool call cut off at
+    /// `max_tokens` arrives without it.
+    pub list: &'static str,
+}
+
+impl Ask {
+    /// The extraction of one chunk.
+    #[must_use]
+    pub fn extract(req: &ExtractRequest) -> Self {
+        Self {
+            system: req.system.clone(),
+            user: user_message(req),
+            tool: FACTS_TOOL,
+            about: "Record the durable facts found in the transcript; an empty list when there are none.",
+            schema: fact_schema(&req.categories),
+            list: "facts",
+        }
+    }
+}
+
+/// The tool the model is made to call with the facts as its input.
+pub const FACTS_TOOL: &str = "record_facts";
+
+/// What a model answered, before it is read as facts or verdicts.
+#[derive(Debug, Clone)]
+pub enum Said {
+    /// A tool call's input (or a JSON answer the wire format already parsed).
+    Json(Value),
+    /// Text, which may hold JSON among prose or in a code fence.
+    Text(String),
+}
+
+/// A model's answer: what it said, the usage, and whether it was cut off at `max_tokens`.
+#[derive(Debug, Clone)]
+pub struct Answered {
+    pub said: Said,
+    pub usage: Usage,
+    pub truncated: bool,
+}
+
+impl Answered {
+    /// The facts of an extraction's answer.
+    ///
+    /// # Errors
+    ///
+    /// No facts could be read (see `contract::parse_facts`), or the answer was cut off.
+    pub fn into_extraction(self) -> Result<Extraction, LlmError> {
+        let cut_off = || {
+            LlmError::Parse(
+                "the answer was cut off at max_tokens before the facts were complete".to_owned(),
+            )
+        };
+        let facts = match self.said {
+            Said::Json(Value::String(text)) | Said::Text(text) => {
+                parse_facts(&text).map_err(|err| if self.truncated { cut_off() } else { err })?
+            }
+            Said::Json(input) => {
+                // A tool call cut off by max_tokens arrives with whatever input was
+                // complete, often `{}`: that is not an empty answer.
+                if self.truncated && !input.get("facts").is_some_and(Value::is_array) {
+                    return Err(cut_off());
+                }
+                facts_from_value(&input).ok_or_else(|| {
+                    LlmError::Parse("the tool input held no list of facts".to_owned())
+                })?
+            }
+        };
+        Ok(Extraction {
+            facts,
+            usage: self.usage,
+            judged: Vec::new(),
+        })
+    }
+}
+
 /// Token counts as the provider reported them (zero for builtin).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Usage {
@@ -73,6 +160,11 @@ pub struct Usage {
 pub struct Extraction {
     pub facts: Vec<Candidate>,
     pub usage: Usage,
+    /// What the model, asked apart, said of the facts whose quotes' words could not tell
+    /// whether they state them, parallel to `facts` (empty when none was asked; see
+    /// `store::Answer::judged`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub judged: Vec<Option<bool>>,
 }
 
 pub mod anthropic;
@@ -81,6 +173,7 @@ pub mod claude_cli;
 #[doc(hidden)]
 pub mod contract; // public for the fuzz targets (fuzz/), not an API
 pub mod cost;
+pub mod judge;
 pub mod openai;
 pub mod retry;
 
@@ -307,20 +400,60 @@ impl Provider {
     /// Extracts facts from one chunk, retrying transient failures (see `retry`) and an
     /// unparseable answer once.
     pub async fn extract(&self, req: &ExtractRequest) -> Result<Extraction, LlmError> {
+        if let Self::Builtin = self {
+            return Ok(extract_builtin(req));
+        }
+        self.ask(&Ask::extract(req), Answered::into_extraction)
+            .await
+    }
+
+    /// Asks whether each quote states its fact (see `judge`): the verdicts in order, `None`
+    /// for an item the answer left out, and the usage. `None` for the builtin extractor,
+    /// which has no model to ask.
+    ///
+    /// # Errors
+    ///
+    /// The request failed after its retries, or its answer held no verdicts.
+    pub async fn judge(
+        &self,
+        pairs: &[(String, String)],
+    ) -> Option<Result<(Vec<Option<bool>>, Usage), LlmError>> {
+        if let Self::Builtin = self {
+            return None;
+        }
+        let n = pairs.len();
+        Some(
+            self.ask(&judge::ask(pairs), |answered| {
+                Ok((judge::verdicts(&answered.said, n)?, answered.usage))
+            })
+            .await,
+        )
+    }
+
+    /// Sends one request through the provider in use, retrying transient failures and an
+    /// answer `read` cannot read (see `retry`).
+    async fn ask<T>(
+        &self,
+        ask: &Ask,
+        read: impl Fn(Answered) -> Result<T, LlmError>,
+    ) -> Result<T, LlmError> {
+        let read = &read;
         match self {
             Self::Anthropic(client) => {
                 let policy = retry::Policy::from_env(client.settings().max_retries);
-                retry::run(&policy, || client.send(req)).await
+                retry::run(&policy, || async move { read(client.ask(ask).await?) }).await
             }
             Self::OpenAi(client) => {
                 let policy = retry::Policy::from_env(client.settings().max_retries);
-                retry::run(&policy, || client.send(req)).await
+                retry::run(&policy, || async move { read(client.ask(ask).await?) }).await
             }
             Self::ClaudeCli(client) => {
                 let policy = retry::Policy::from_env(client.settings().max_retries);
-                retry::run(&policy, || client.send(req)).await
+                retry::run(&policy, || async move { read(client.ask(ask).await?) }).await
             }
-            Self::Builtin => Ok(extract_builtin(req)),
+            Self::Builtin => Err(LlmError::Config(
+                "the builtin extractor asks no model".to_owned(),
+            )),
         }
     }
 }
@@ -338,6 +471,7 @@ fn extract_builtin(req: &ExtractRequest) -> Extraction {
     Extraction {
         facts: builtin::extract(&turns, &req.categories),
         usage: Usage::default(),
+        judged: Vec::new(),
     }
 }
 

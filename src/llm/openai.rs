@@ -16,14 +16,14 @@ use std::time::Duration;
 use serde_json::{Value, json};
 
 use super::{
-    ExtractRequest, Extraction, LlmError, Settings, Usage, fact_schema, http_client, parse_facts,
-    post_json, secret_header, status_error, user_message,
+    Answered, Ask, ExtractRequest, Extraction, LlmError, Said, Settings, Usage, http_client,
+    post_json, secret_header, status_error,
 };
 
 const PROVIDER: &str = "openai";
 const KEY_VARIABLE: &str = "OPENAI_API_KEY";
 /// The function the model is made to call in `Mode::Tool`.
-pub const TOOL_NAME: &str = "record_facts";
+pub const TOOL_NAME: &str = super::FACTS_TOOL;
 /// Each rejection changes one option, so this bounds the requests for one extraction.
 const MAX_ATTEMPTS: usize = 6;
 
@@ -88,11 +88,17 @@ pub fn endpoint(base_url: &str) -> String {
 
 /// The JSON body of one extraction call with these options.
 pub fn build_request(settings: &Settings, req: &ExtractRequest, options: &Options) -> Value {
+    build_ask(settings, &Ask::extract(req), options)
+}
+
+/// The JSON body of one request with these options: the answer's schema as a JSON schema,
+/// a forced tool call, or only asked for in the prompt.
+pub fn build_ask(settings: &Settings, ask: &Ask, options: &Options) -> Value {
     let mut body = json!({
         "model": settings.model,
         "messages": [
-            {"role": "system", "content": req.system},
-            {"role": "user", "content": user_message(req)},
+            {"role": "system", "content": ask.system},
+            {"role": "user", "content": ask.user},
         ],
     });
     let limit = if options.max_completion_tokens {
@@ -105,24 +111,23 @@ pub fn build_request(settings: &Settings, req: &ExtractRequest, options: &Option
     if options.temperature {
         body["temperature"] = json!(0);
     }
-    let schema = fact_schema(&req.categories);
     match options.mode {
         Mode::JsonSchema => {
             body["response_format"] = json!({
                 "type": "json_schema",
-                "json_schema": {"name": "facts", "strict": true, "schema": schema},
+                "json_schema": {"name": ask.list, "strict": true, "schema": ask.schema},
             });
         }
         Mode::Tool => {
             body["tools"] = json!([{
                 "type": "function",
                 "function": {
-                    "name": TOOL_NAME,
-                    "description": "Record the durable facts found in the transcript; an empty list when there are none.",
-                    "parameters": schema,
+                    "name": ask.tool,
+                    "description": ask.about,
+                    "parameters": ask.schema,
                 },
             }]);
-            body["tool_choice"] = json!({"type": "function", "function": {"name": TOOL_NAME}});
+            body["tool_choice"] = json!({"type": "function", "function": {"name": ask.tool}});
         }
         Mode::PlainJson => {}
     }
@@ -167,9 +172,14 @@ pub fn after_rejection(options: &Options, status: u16, body: &str) -> Option<Opt
     Some(Options { mode, ..*options })
 }
 
-/// Reads a successful response: the facts from the tool call's arguments or from the
-/// message content; the usage counts.
+/// Reads a successful extraction response: the facts from the tool call's arguments or
+/// from the message content; the usage counts.
 pub fn parse_response(body: &str) -> Result<Extraction, LlmError> {
+    parse_answer(body)?.into_extraction()
+}
+
+/// Reads a successful response: the tool call's arguments, else the message content.
+pub fn parse_answer(body: &str) -> Result<Answered, LlmError> {
     let response: Value = super::contract::from_json(body)
         .map_err(|e| LlmError::Parse(format!("the response was not JSON: {e}")))?;
     let count = |name: &str| {
@@ -201,16 +211,11 @@ pub fn parse_response(body: &str) -> Result<Extraction, LlmError> {
             return Err(LlmError::Parse(why));
         }
     };
-    let facts = parse_facts(text).map_err(|err| {
-        if choice.get("finish_reason").and_then(Value::as_str) == Some("length") {
-            LlmError::Parse(
-                "the answer was cut off at max_tokens before the facts were complete".to_owned(),
-            )
-        } else {
-            err
-        }
-    })?;
-    Ok(Extraction { facts, usage })
+    Ok(Answered {
+        said: Said::Text(text.to_owned()),
+        usage,
+        truncated: choice.get("finish_reason").and_then(Value::as_str) == Some("length"),
+    })
 }
 
 /// Maps a non-success status: 401/403 are a rejected key and an exhausted quota is
@@ -271,9 +276,9 @@ impl Client {
         Options::from_bits(self.learned.load(Ordering::Relaxed))
     }
 
-    /// One extraction call without retries of transient failures, stepping down the
+    /// One request without retries of transient failures, stepping down the
     /// structured-output modes as the server rejects them.
-    pub async fn send(&self, req: &ExtractRequest) -> Result<Extraction, LlmError> {
+    pub async fn ask(&self, ask: &Ask) -> Result<Answered, LlmError> {
         let key = self.settings.api_key.as_deref().filter(|k| !k.is_empty());
         let authorization = key
             .map(|k| secret_header(&format!("Bearer {k}"), KEY_VARIABLE))
@@ -286,10 +291,10 @@ impl Client {
             if let Some(value) = &authorization {
                 request = request.header(reqwest::header::AUTHORIZATION, value.clone());
             }
-            let reply = post_json(request, &build_request(&self.settings, req, &options)).await?;
+            let reply = post_json(request, &build_ask(&self.settings, ask, &options)).await?;
             if (200..300).contains(&reply.status) {
                 self.learned.store(options.to_bits(), Ordering::Relaxed);
-                return parse_response(&reply.body);
+                return parse_answer(&reply.body);
             }
             match after_rejection(&options, reply.status, &reply.body) {
                 Some(next) if attempts < MAX_ATTEMPTS => {

@@ -207,11 +207,12 @@ fn ping(settings: &Settings) -> Result<llm::Extraction, LlmError> {
         .enable_all()
         .build()
         .map_err(|e| LlmError::Config(format!("could not start the test request: {e}")))?;
-    // The clients' own `send`: one request, none of `Provider::extract`'s retries.
+    // The clients' own `ask`: one request, none of `Provider::extract`'s retries.
+    let ask = llm::Ask::extract(&request);
     runtime.block_on(async {
         match &provider {
-            Provider::Anthropic(client) => client.send(&request).await,
-            Provider::OpenAi(client) => client.send(&request).await,
+            Provider::Anthropic(client) => client.ask(&ask).await?.into_extraction(),
+            Provider::OpenAi(client) => client.ask(&ask).await?.into_extraction(),
             Provider::ClaudeCli(_) | Provider::Builtin => Ok(llm::Extraction::default()),
         }
     })
