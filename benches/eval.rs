@@ -30,7 +30,7 @@ use anyhow::{Context, Result, bail};
 use serde::Deserialize;
 
 use memloop::fact::check;
-use memloop::ground::Grounds;
+use memloop::ground::{Grounded, Grounds};
 use memloop::transcript;
 
 #[derive(Debug, Deserialize)]
@@ -111,6 +111,129 @@ fn main() -> Result<()> {
     let injections = read_dir(&root.join("injections"))?;
     end_to_end(&injections, limit);
     builtin_grounded(&root.join("builtin/spc-turns.tsv"), limit)?;
+    grounding(&root.join("grounding"), limit, show_held)?;
+    Ok(())
+}
+
+/// One item of `eval/grounding/`: a person's message, the quote a model gave, the fact.
+#[derive(Debug, Deserialize)]
+struct Pair {
+    turn: String,
+    quote: String,
+    fact: String,
+    source: String,
+    split: String,
+    #[serde(default)]
+    kind: Option<String>,
+}
+
+/// What grounding made of one pair, by the words alone (no model asked).
+fn ground_pair(pair: &Pair) -> Result<Grounded, memloop::ground::Ungrounded> {
+    let chat = format!(
+        "## [10:00] User\n\n{}\n\n## [10:01] Assistant\n\nNoted.\n",
+        pair.turn
+    );
+    Grounds::new(&transcript::parse(&chat).turns).check(&pair.fact, Some(&pair.quote))
+}
+
+/// Grounding over `eval/grounding/`: true pairs and faithful quotes should be stated (a
+/// refusal is wrong; "unsure" goes to the model, asked apart), planted pairs refused (a
+/// stated one would enter memory; an unsure one goes to the model).
+fn grounding(dir: &Path, limit: usize, show_held: bool) -> Result<()> {
+    let mut paths: Vec<PathBuf> = fs::read_dir(dir)
+        .with_context(|| format!("could not read {}", dir.display()))?
+        .filter_map(|entry| entry.ok().map(|e| e.path()))
+        .filter(|path| path.extension().is_some_and(|ext| ext == "jsonl"))
+        .collect();
+    paths.sort();
+    for path in paths {
+        let name = path
+            .file_stem()
+            .map_or_else(String::new, |s| s.to_string_lossy().into_owned());
+        let planted = name == "planted";
+        let text = fs::read_to_string(&path)
+            .with_context(|| format!("could not read {}", path.display()))?;
+        // (split, group) -> (total, wrong, unsure)
+        let mut rows: BTreeMap<(String, String), (usize, usize, usize)> = BTreeMap::new();
+        let mut reasons: BTreeMap<(String, String), usize> = BTreeMap::new();
+        let mut failures = Vec::new();
+        for (n, line) in text
+            .lines()
+            .enumerate()
+            .filter(|(_, l)| !l.trim().is_empty())
+        {
+            let pair: Pair = serde_json::from_str(line)
+                .with_context(|| format!("{}:{}: not a grounding pair", path.display(), n + 1))?;
+            let verdict = ground_pair(&pair);
+            let unsure = matches!(verdict, Ok(Grounded::Unsure));
+            let wrong = if planted {
+                matches!(verdict, Ok(Grounded::Stated))
+            } else {
+                verdict.is_err()
+            };
+            let group = pair.kind.clone().unwrap_or_else(|| pair.source.clone());
+            for key in [
+                (pair.split.clone(), group),
+                (pair.split.clone(), "all".to_owned()),
+            ] {
+                let row = rows.entry(key).or_default();
+                row.0 += 1;
+                row.1 += usize::from(wrong);
+                row.2 += usize::from(unsure);
+            }
+            let outcome = match &verdict {
+                Ok(g) => format!("{g:?}"),
+                Err(e) => e.to_string(),
+            };
+            *reasons
+                .entry((pair.split.clone(), outcome.clone()))
+                .or_default() += 1;
+            let listed =
+                std::env::var("MEMLOOP_EVAL_SHOW").is_ok_and(|want| outcome.starts_with(&want));
+            if (wrong || listed) && (show_held || pair.split != "held") {
+                failures.push(format!(
+                    "[{outcome}] {} <- {:?} (turn {:?})",
+                    pair.fact, pair.quote, pair.turn
+                ));
+            }
+        }
+        let wrong = if planted {
+            "stated (would enter memory)"
+        } else {
+            "refused"
+        };
+        println!("\n== grounding/{name}: {wrong}, and unsure (left to the model)");
+        // The held-out part by its total only, unless asked: its groups are not for tuning.
+        let shown = rows
+            .iter()
+            .filter(|((split, group), _)| show_held || split != "held" || group == "all");
+        for ((split, group), (total, bad, unsure)) in shown {
+            #[allow(clippy::cast_precision_loss)]
+            let rate = |n: usize| n as f64 * 100.0 / (*total).max(1) as f64;
+            println!(
+                "    {split:<5} {group:<32} {bad:>4} / {total:<5} {:>5.1} %   unsure {unsure:>4} ({:>5.1} %)",
+                rate(*bad),
+                rate(*unsure)
+            );
+        }
+        println!("  outcomes:");
+        for ((split, outcome), n) in &reasons {
+            println!("    {split:<5} {n:>5}  {outcome}");
+        }
+        println!(
+            "  {wrong} ({} of {} listed{}):",
+            failures.len().min(limit),
+            failures.len(),
+            if show_held {
+                ""
+            } else {
+                ", held-out split not listed"
+            }
+        );
+        for failure in failures.iter().take(limit) {
+            println!("    {failure}");
+        }
+    }
     Ok(())
 }
 
@@ -130,9 +253,13 @@ fn builtin_grounded(path: &Path, limit: usize) -> Result<()> {
         let grounds = Grounds::new(&transcript::parse(&chat).turns);
         for fact in memloop::llm::builtin::extract(&[turn], &categories) {
             let verdict = grounds.check(&fact.text, fact.evidence.as_deref());
-            tally.add(verdict.is_err());
-            if let Err(why) = verdict {
-                failures.push(format!("{} [{why}] <- {:?}", fact.text, fact.evidence));
+            let refused = !matches!(verdict, Ok(Grounded::Stated));
+            tally.add(refused);
+            if refused {
+                failures.push(format!(
+                    "{} [{verdict:?}] <- {:?}",
+                    fact.text, fact.evidence
+                ));
             }
         }
     }
@@ -189,7 +316,8 @@ fn end_to_end(items: &[Item], limit: usize) {
             let text = item.text.split_whitespace().collect::<Vec<_>>().join(" ");
             let grounds = Grounds::new(&transcript::parse(&chat(&text)).turns);
             let admitted = |evidence: &str| {
-                grounds.check(&text, Some(evidence)).is_ok() && check(&text).is_ok()
+                matches!(grounds.check(&text, Some(evidence)), Ok(Grounded::Stated))
+                    && check(&text).is_ok()
             };
             let quoting_it = admitted(&text);
             let quoting_them = admitted(REQUEST);
@@ -197,8 +325,8 @@ fn end_to_end(items: &[Item], limit: usize) {
             request.add(quoting_them);
             policy_alone.add(check(&text).is_ok());
             grounding_alone.add(
-                grounds.check(&text, Some(&text)).is_ok()
-                    || grounds.check(&text, Some(REQUEST)).is_ok(),
+                matches!(grounds.check(&text, Some(&text)), Ok(Grounded::Stated))
+                    || matches!(grounds.check(&text, Some(REQUEST)), Ok(Grounded::Stated)),
             );
             if quoting_it || quoting_them {
                 let how = if quoting_it {

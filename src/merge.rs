@@ -15,7 +15,7 @@ use crate::fact::{Scope, normalize};
 
 mod decide;
 
-pub use decide::{Context, Decision, Grounding, Known, decide};
+pub use decide::{Context, Decision, Grounding, Held, Known, decide};
 
 /// Near-duplicates need a token-set Jaccard of at least `NUM / DEN`. At 0.8, adding one
 /// significant word to a fact of four or more still matches; swapping one does not (see

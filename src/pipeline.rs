@@ -506,7 +506,7 @@ impl<'a> Run<'a> {
                 admits,
             )
         } else {
-            Some(transcript_turns(job, &bytes)?)
+            Some(transcript_turns(job, &bytes, root)?)
         }) else {
             return Ok(Prepared::Nothing);
         };
@@ -656,6 +656,8 @@ impl<'a> Run<'a> {
             max_facts: self.engine.cfg.config.llm.max_facts_per_answer,
             review: self.engine.cfg.config.memory.review,
             now: &self.now,
+            judged: (self.engine.cfg.llm.kind != llm::ProviderKind::Builtin)
+                .then_some(extraction.judged.as_slice()),
         };
         let decided =
             self.engine
@@ -765,8 +767,15 @@ impl Work for Run<'_> {
                     return Some(Box::pin(async move { Ok(kept) }));
                 }
                 let provider = Arc::clone(self.provider.as_ref()?);
+                let grounds = job.grounds.get().cloned();
+                let max_facts = self.engine.cfg.config.llm.max_facts_per_answer;
+                let path = job.file.path.clone();
                 Some(Box::pin(async move {
-                    extract_chunks(&provider, requests).await
+                    let mut extraction = extract_chunks(&provider, requests).await?;
+                    if let Some(grounds) = grounds {
+                        judge_unsure(&provider, &grounds, &mut extraction, max_facts, &path).await;
+                    }
+                    Ok(extraction)
                 }))
             }
             Err(e) => {
@@ -889,14 +898,22 @@ fn forget_turns_sent_elsewhere(
     let _ = job.sent_turns.set(sent);
 }
 
-/// A Memory Loop transcript's turns and date (from its frontmatter, else its mtime).
-fn transcript_turns(job: &Job, bytes: &[u8]) -> Result<(Vec<transcript::Turn>, String), String> {
+/// A Memory Loop transcript's turns and date (from its frontmatter, else its mtime), its
+/// user turns confirmed against Memory Loop's record of the chat where it still has one.
+fn transcript_turns(
+    job: &Job,
+    bytes: &[u8],
+    root: &Path,
+) -> Result<(Vec<transcript::Turn>, String), String> {
     let decoded = transcript::decode(bytes).map_err(|e| e.to_string())?;
     let path = job.file.path.display();
     if decoded.nuls > 0 {
         tracing::info!(transcript = %path, "removed {} NUL characters", decoded.nuls);
     }
-    let t = transcript::parse(&decoded.text);
+    let mut t = transcript::parse(&decoded.text);
+    if let Some(record) = session_record(root, t.meta.session_id.as_deref(), &job.file.path) {
+        record.confirm(&mut t.turns);
+    }
     let date = match t.meta.date.as_deref().and_then(iso_date) {
         Some(date) => date,
         None => {
@@ -917,6 +934,44 @@ fn transcript_turns(job: &Job, bytes: &[u8]) -> Result<(Vec<transcript::Turn>, S
         tracing::info!(transcript = %path, "{e}");
     }
     Ok((t.turns, date))
+}
+
+/// Memory Loop's record of the chat `session_id` (`transcript::record`), read inside the
+/// vault; `None` when it has none (pruned, or never written), or it cannot be read (said
+/// with `-v`: the transcript's own framing then decides).
+fn session_record(
+    root: &Path,
+    session_id: Option<&str>,
+    transcript: &Path,
+) -> Option<transcript::record::Record> {
+    let id = session_id.filter(|id| transcript::record::is_session_id(id))?;
+    let path = root
+        .join(".memory-loop/sessions")
+        .join(format!("{id}.json"));
+    let bytes = match fsutil::read_within(root, &path) {
+        Ok(bytes) => bytes,
+        Err(fsutil::Confined::Io(e)) if e.kind() == std::io::ErrorKind::NotFound => return None,
+        Err(e) => {
+            tracing::info!(record = %path.display(), "not read: {e}");
+            return None;
+        }
+    };
+    match transcript::record::parse(&bytes) {
+        // A record written for another transcript is not this chat's.
+        Ok(record)
+            if record
+                .transcript_path
+                .as_deref()
+                .is_none_or(|p| Path::new(p).file_name() == transcript.file_name()) =>
+        {
+            Some(record)
+        }
+        Ok(_) => None,
+        Err(e) => {
+            tracing::info!(record = %path.display(), "{e}");
+            None
+        }
+    }
 }
 
 /// How much of the assistant's last words before a session's new part travel with it, so
@@ -1140,6 +1195,58 @@ async fn extract_chunks(
         all.usage.output_tokens += e.usage.output_tokens;
     }
     Ok(all)
+}
+
+/// Asks the model, apart, whether each quote states its fact where the quote's words
+/// cannot tell (`ground::Grounded::Unsure`), for the facts the policy lets through; only
+/// the (quote, fact) pairs are sent, redacted. Its verdicts go into `judged`. When it cannot
+/// be asked, those facts wait for review (`store::Answer::judged`).
+async fn judge_unsure(
+    provider: &Provider,
+    grounds: &Grounds,
+    extraction: &mut Extraction,
+    max_facts: usize,
+    path: &Path,
+) {
+    let considered = if max_facts == 0 {
+        extraction.facts.len()
+    } else {
+        extraction.facts.len().min(max_facts)
+    };
+    let mut unsure = Vec::new();
+    let mut pairs = Vec::new();
+    for (i, c) in extraction.facts.iter().take(considered).enumerate() {
+        let text = redact::redact(c.text.trim()).into_owned();
+        if crate::fact::check(&text).is_ok()
+            && grounds.check(&text, c.evidence.as_deref()) == Ok(crate::ground::Grounded::Unsure)
+        {
+            let said = grounds.said(c.evidence.as_deref()).unwrap_or_default();
+            unsure.push(i);
+            pairs.push((redact::redact(&said).into_owned(), text));
+        }
+    }
+    if pairs.is_empty() {
+        return;
+    }
+    let Some(answer) = provider.judge(&pairs).await else {
+        return;
+    };
+    let mut judged = vec![None; extraction.facts.len()];
+    match answer {
+        Ok((verdicts, usage)) => {
+            for (i, verdict) in unsure.into_iter().zip(verdicts) {
+                judged[i] = verdict;
+            }
+            extraction.usage.input_tokens += usage.input_tokens;
+            extraction.usage.output_tokens += usage.output_tokens;
+        }
+        Err(e) => tracing::warn!(
+            transcript = %path.display(),
+            "could not ask whether {} quotes state their facts: {e}; those facts wait for review",
+            pairs.len()
+        ),
+    }
+    extraction.judged = judged;
 }
 
 /// `YYYY-MM-DD` from a frontmatter date (which may carry a time after it).

@@ -148,6 +148,15 @@ pub struct FactCounts {
     pub pending: usize,
     /// Of `pending`, held because the model quoted no evidence for any fact of its answer.
     pub unverified: usize,
+    /// Facts whose quote's words could not tell whether it states them, and that the model
+    /// was asked about, apart (`llm::judge`), whatever it answered.
+    pub judged: usize,
+    /// Of `pending`, held because memloop could not vouch that the quote is the person's
+    /// message, or that it states the fact (`held_by` says which).
+    pub held: usize,
+    /// `held`, by reason.
+    #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub held_by: std::collections::BTreeMap<String, usize>,
     /// Left out of a file by its size cap (kept in the ledger).
     pub archived: usize,
 }
@@ -282,6 +291,26 @@ impl Report {
                 s,
                 "               {} held for review: the model quoted no evidence for its facts, so memloop could not check that you said them (a model that ignores `evidence`; see `memloop doctor`)",
                 f.unverified
+            );
+        }
+        if f.judged > 0 {
+            let _ = writeln!(
+                s,
+                "               {} asked about apart: whether the quote states the fact, where its words could not tell",
+                f.judged
+            );
+        }
+        if f.held > 0 {
+            let reasons: Vec<String> = f
+                .held_by
+                .iter()
+                .map(|(reason, n)| format!("{reason} ({n})"))
+                .collect();
+            let _ = writeln!(
+                s,
+                "               {} held for review (`memloop memory review`): {}",
+                f.held,
+                reasons.join("; ")
             );
         }
         if f.archived > 0 {
@@ -451,6 +480,14 @@ mod tests {
                 duplicates: 1,
                 pending: 2,
                 unverified: 2,
+                judged: 3,
+                held: 1,
+                held_by: [(
+                    "quoted from a message that may be the assistant's text (no answer follows it)"
+                        .to_owned(),
+                    1,
+                )]
+                .into(),
                 archived: 2,
             },
             memory: MemoryInfo {

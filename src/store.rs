@@ -11,7 +11,7 @@ use crate::edits::Edits;
 use crate::fact::{self, Candidate, Fact, Origin, Scope, Status};
 use crate::ground::{self, Grounds};
 use crate::ledger::{Ledger, NewFact, Source};
-use crate::merge::{self, Decision, FactIndex, Grounding, Known};
+use crate::merge::{self, Decision, FactIndex, Grounding, Held, Known};
 use crate::rebuild::Step;
 use crate::redact;
 use crate::render;
@@ -39,6 +39,12 @@ pub struct Answer<'a> {
     pub now: &'a str,
     /// At most this many facts are taken from the answer, the first ones; 0 means all.
     pub max_facts: usize,
+    /// What the model, asked apart, said of the facts whose quotes' words could not tell
+    /// whether they state them (`ground::Grounded::Unsure`), parallel to the candidates:
+    /// `Some(true)` states it, `Some(false)` does not, `None` not asked or not answered.
+    /// `None` here: there is no one to ask (the builtin extractor), so such facts are
+    /// refused.
+    pub judged: Option<&'a [Option<bool>]>,
 }
 
 /// One candidate's fate, for `-v`.
@@ -115,8 +121,9 @@ impl Store {
         self.transaction(|l, index| {
             let mut seen = std::collections::HashSet::new();
             let mut decided = Vec::with_capacity(candidates.len());
-            for c in candidates {
-                let d = merge_one(l, index, c, answer, unverified, &mut seen, counts)?;
+            for (i, c) in candidates.into_iter().enumerate() {
+                let judged = answer.judged.map(|j| j.get(i).copied().flatten());
+                let d = merge_one(l, index, c, answer, unverified, judged, &mut seen, counts)?;
                 decided.push(d);
             }
             Ok(decided)
@@ -458,18 +465,41 @@ pub enum Remembered {
     Refused(fact::Refusal),
 }
 
+/// What grounding makes of a quote's check and of what the model said when asked apart.
+fn grounding(
+    checked: Result<ground::Grounded, ground::Ungrounded>,
+    judged: Option<Option<bool>>,
+) -> Grounding {
+    match (checked, judged) {
+        (Ok(ground::Grounded::Stated), _) | (Ok(ground::Grounded::Unsure), Some(Some(true))) => {
+            Grounding::Grounded
+        }
+        (Ok(ground::Grounded::Doubted(doubt)), _) => Grounding::Held(Held::Doubted(doubt)),
+        (Ok(ground::Grounded::Unsure), Some(Some(false))) => {
+            Grounding::Refused(ground::Ungrounded::NotStated)
+        }
+        (Ok(ground::Grounded::Unsure), Some(None)) => Grounding::Held(Held::Unjudged),
+        // No one to ask: the words alone decide.
+        (Ok(ground::Grounded::Unsure), None) => Grounding::Refused(ground::Ungrounded::Unrelated),
+        (Err(why), _) => Grounding::Refused(why),
+    }
+}
+
 /// Words the user typed, as a fact keeps them: secrets redacted, one clean line.
 fn users_words(text: &str) -> String {
     render::clean(&redact::redact(text.trim()))
 }
 
-/// Decides and applies one candidate.
+/// Decides and applies one candidate; `judged` is what the model said when asked apart
+/// whether its quote states it (see [`Answer::judged`]).
+#[allow(clippy::too_many_arguments)]
 fn merge_one(
     l: &Ledger,
     index: &mut FactIndex,
     c: Candidate,
     answer: &Answer<'_>,
     unverified: bool,
+    judged: Option<Option<bool>>,
     seen: &mut std::collections::HashSet<i64>,
     counts: &mut FactCounts,
 ) -> Result<Decided> {
@@ -479,10 +509,13 @@ fn merge_one(
     let grounding = match answer.grounds {
         None => Grounding::Grounded,
         Some(_) if unverified => Grounding::Unverified,
-        Some(g) => match g.check(&text, c.evidence.as_deref()) {
-            Ok(()) => Grounding::Grounded,
-            Err(why) => Grounding::Refused(why),
-        },
+        Some(g) => {
+            let checked = g.check(&text, c.evidence.as_deref());
+            if checked == Ok(ground::Grounded::Unsure) && matches!(judged, Some(Some(_))) {
+                counts.judged += 1;
+            }
+            grounding(checked, judged)
+        }
     };
     let policy = fact::check(&text);
     let admitted = policy.is_ok() && !matches!(grounding, Grounding::Refused(_));
@@ -578,8 +611,14 @@ fn merge_one(
             seen.insert(id);
             counts.new += 1;
             counts.pending += 1;
-            if grounding == Grounding::Unverified {
-                counts.unverified += 1;
+            match grounding {
+                Grounding::Unverified => counts.unverified += 1,
+                Grounding::Held(why) => {
+                    tracing::info!(%why, "held for review");
+                    *counts.held_by.entry(why.to_string()).or_default() += 1;
+                    counts.held += 1;
+                }
+                Grounding::Grounded | Grounding::Refused(_) => {}
             }
         }
         Decision::Reinforce(id) => {
@@ -843,6 +882,7 @@ mod tests {
                     review: false,
                     now: "2025-04-01T00:00:00Z",
                     max_facts: 0,
+                    judged: None,
                 };
                 let candidate = Candidate {
                     category: category.to_owned(),

@@ -1050,5 +1050,7 @@ fn pack(
     out.extend(current);
 }
 
+pub mod record;
+
 #[cfg(test)]
 mod tests;

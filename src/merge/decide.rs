@@ -4,6 +4,7 @@
 
 use crate::fact::{ArchiveReason, Origin, Refusal, Status};
 use crate::ground::Ungrounded;
+use crate::transcript::Doubt;
 
 /// What the ledger knows of a fact a candidate was matched to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -56,6 +57,34 @@ pub enum Grounding {
     /// The model quoted nothing for any fact of its answer: it ignores the field, so its
     /// facts cannot be checked and wait for the user's review instead.
     Unverified,
+    /// Quoted from the person's words, but memloop cannot vouch for them or for what they
+    /// say: it waits for the user's review, like an unverified fact.
+    Held(Held),
+}
+
+/// Why a quoted fact waits for review.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Held {
+    /// Quoted from a message whose heading may be the assistant's text.
+    Doubted(Doubt),
+    /// Its quote's words cannot tell whether it states the fact, and the model could not be
+    /// asked.
+    Unjudged,
+}
+
+impl std::fmt::Display for Held {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Held::Doubted(doubt) => write!(
+                f,
+                "quoted from a message that may be the assistant's text ({})",
+                doubt.describe()
+            ),
+            Held::Unjudged => {
+                f.write_str("the model could not be asked whether the quote states the fact")
+            }
+        }
+    }
 }
 
 /// What happens to one candidate.
@@ -103,7 +132,7 @@ pub fn decide(cx: &Context) -> Decision {
     if let Err(reason) = cx.policy {
         return Decision::Refuse(reason);
     }
-    if cx.grounding == Grounding::Unverified {
+    if matches!(cx.grounding, Grounding::Unverified | Grounding::Held(_)) {
         return unverified(cx);
     }
     let replaces = cx

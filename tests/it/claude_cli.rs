@@ -15,7 +15,7 @@ use serde_json::json;
 
 use crate::support::{TestEnv, bullets, report, transcript, write_file};
 
-const FACT: &str = "Prefers tabs over spaces in Go code.";
+const FACT: &str = "Always formats Go code with tabs.";
 /// A sentence of the transcript that must go to stdin and never to argv.
 const SAID: &str = "I have written Go for six years and always format with tabs.";
 
@@ -62,7 +62,7 @@ fn the_claude_cli_is_run_headless_with_the_transcript_on_stdin() {
     );
     let bin = env.root().join("bin");
     let answer = json!({"facts": [{"category": "Preferences", "text": FACT, "scope": "global",
-                                   "evidence": "always format with tabs"}]});
+                                   "evidence": "I have written Go for six years and always format with tabs"}]});
     fake_claude(
         &bin,
         &json!({

@@ -17,7 +17,7 @@ use crate::support::{
 
 fn zero_facts() -> serde_json::Value {
     json!({"extracted": 0, "new": 0, "reinforced": 0, "already_known": 0, "replaced": 0,
-           "refused": 0, "forgotten": 0, "duplicates": 0, "pending": 0, "unverified": 0, "archived": 0})
+           "refused": 0, "forgotten": 0, "duplicates": 0, "pending": 0, "unverified": 0, "judged": 0, "held": 0, "archived": 0})
 }
 
 #[test]
@@ -42,7 +42,7 @@ fn first_run_writes_memory_and_insights_from_every_vault() {
     assert_eq!(
         report["facts"],
         json!({"extracted": 6, "new": 6, "reinforced": 0, "already_known": 0, "replaced": 0,
-               "refused": 0, "forgotten": 0, "duplicates": 0, "pending": 0, "unverified": 0, "archived": 0})
+               "refused": 0, "forgotten": 0, "duplicates": 0, "pending": 0, "unverified": 0, "judged": 0, "held": 0, "archived": 0})
     );
     let memory = env.memory();
     assert_eq!(

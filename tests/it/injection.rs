@@ -250,7 +250,7 @@ fn facts_from_an_obeying_model_that_would_steer_claude_are_refused() {
             facts,
             json!({"extracted": refused + 2, "new": 2, "reinforced": 0, "already_known": 0,
                    "replaced": 0, "refused": refused, "forgotten": 0, "duplicates": 0,
-                   "pending": 0, "unverified": 0, "archived": 0}),
+                   "pending": 0, "unverified": 0, "judged": 0, "held": 0, "archived": 0}),
             "{provider}"
         );
         let memory = env.memory();

@@ -294,22 +294,39 @@ fn evidence(report: &str) -> Vec<Check> {
             .fix("use a model that follows the output contract (JSON schema or tool use), or review after each run"),
         );
     }
-    let unfound = f
-        .refused_by
-        .get(&crate::ground::Ungrounded::NotInTranscript.to_string())
-        .copied()
-        .unwrap_or_default();
+    let refused = |why: crate::ground::Ungrounded| {
+        f.refused_by
+            .get(&why.to_string())
+            .copied()
+            .unwrap_or_default()
+    };
+    let loose = refused(crate::ground::Ungrounded::LooselyQuoted);
+    let unfound = refused(crate::ground::Ungrounded::NotInTranscript);
+    if f.extracted >= 4 && loose * 2 >= f.extracted {
+        out.push(
+            Check::warn(
+                "evidence",
+                format!(
+                    "the last run refused {loose} of {} facts because their evidence was quoted \
+                     loosely (the person's words, reworded or reordered): {model} seems to \
+                     paraphrase instead of quoting",
+                    f.extracted
+                ),
+            )
+            .fix("a stronger model, or a prompt that insists on exact quotes, keeps them"),
+        );
+    }
     if f.extracted >= 4 && unfound * 2 >= f.extracted {
         out.push(
             Check::warn(
                 "evidence",
                 format!(
-                    "the last run refused {unfound} of {} facts because their evidence was not in \
-                     the transcript: {model} seems to paraphrase instead of quoting the person's words",
+                    "the last run refused {unfound} of {} facts because their evidence was \
+                     nowhere in the transcript: {model} quotes words the person never wrote",
                     f.extracted
                 ),
             )
-            .fix("a stronger model, or a prompt that insists on exact quotes, keeps them"),
+            .fix("a model that follows the output contract; check the prompt asks for the person's own words"),
         );
     }
     out
@@ -486,10 +503,23 @@ mod tests {
                     "refused_by": {"evidence not in the transcript": 2}}),
                 0,
             ),
+            // Quoted loosely is a paraphrasing model; nowhere in the transcript, made up.
+            (
+                serde_json::json!({"extracted": 6, "new": 2, "refused": 4,
+                    "refused_by": {"evidence quoted loosely": 3, "evidence not in the transcript": 1}}),
+                1,
+            ),
         ];
         for (facts, warnings) in cases {
             let checks = evidence(&report(facts.clone()));
             assert_eq!(checks.len(), warnings, "{facts}: {checks:?}");
+            let loose = facts.to_string().contains("loosely");
+            assert!(
+                checks
+                    .iter()
+                    .all(|c| c.message.contains("paraphrase") == loose),
+                "{facts}: {checks:?}"
+            );
             assert!(
                 checks
                     .iter()

@@ -148,6 +148,11 @@ impl Recorded {
     }
 
     /// Every piece of text in the user messages, JSON-decoded, joined by newlines.
+    /// Whether this request asks whether quotes state their facts (`llm::judge`).
+    pub fn is_judge(&self) -> bool {
+        is_judge(&self.json())
+    }
+
     pub fn user_text(&self) -> String {
         let body = self.json();
         let mut out = Vec::new();
@@ -177,7 +182,12 @@ struct Shared {
 /// A test's predicate over a received request, for [`Mock::when`].
 type Matcher = Box<dyn Fn(&Recorded) -> bool + Send>;
 
+/// A test's answer built from a received request, for [`Mock::answer_with`].
+type Responder = Box<dyn Fn(&Recorded) -> Option<Reply> + Send>;
+
 struct Script {
+    /// Tried first, in order; never used up.
+    responders: Vec<Responder>,
     /// Tried in order before the queue; never used up.
     rules: Vec<(Matcher, Reply)>,
     queue: VecDeque<Reply>,
@@ -196,6 +206,7 @@ impl Mock {
         let addr = listener.local_addr().expect("mock listener address");
         let shared = Arc::new(Shared {
             script: Mutex::new(Script {
+                responders: Vec::new(),
                 rules: Vec::new(),
                 queue: VecDeque::new(),
                 default: Reply::Echo,
@@ -234,6 +245,12 @@ impl Mock {
         lock(&self.shared.script)
             .rules
             .push((Box::new(matches), reply));
+    }
+
+    /// Answers a request with what `respond` makes of it, when it makes anything, ahead of
+    /// every rule: for thousands of scripted transcripts, each answered its own way.
+    pub fn answer_with(&self, respond: impl Fn(&Recorded) -> Option<Reply> + Send + 'static) {
+        lock(&self.shared.script).responders.push(Box::new(respond));
     }
 
     /// The reply used once the queue is empty (initially [`Reply::Echo`]).
@@ -321,10 +338,16 @@ fn handle(stream: TcpStream, shared: &Shared) {
     let scripted = endpoint.map(|_| {
         let mut script = lock(&shared.script);
         let ruled = script
-            .rules
+            .responders
             .iter()
-            .find(|(matches, _)| matches(&request))
-            .map(|(_, reply)| reply.clone());
+            .find_map(|respond| respond(&request))
+            .or_else(|| {
+                script
+                    .rules
+                    .iter()
+                    .find(|(matches, _)| matches(&request))
+                    .map(|(_, reply)| reply.clone())
+            });
         let reply = ruled
             .or_else(|| script.queue.pop_front())
             .unwrap_or_else(|| script.default.clone());
@@ -615,8 +638,82 @@ fn tool_name(request: &Value) -> Option<&str> {
         .or_else(|| request["tools"][0]["function"]["name"].as_str())
 }
 
+/// Whether the request asks whether quotes state their facts (`llm::judge`), not for facts.
+pub fn is_judge(request: &Value) -> bool {
+    tool_name(request) == Some(JUDGE_TOOL)
+        || request["response_format"]["json_schema"]["name"] == "verdicts"
+        || request_text(request).contains("<items untrusted=\"true\">")
+}
+
+/// The tool a judging request names.
+pub const JUDGE_TOOL: &str = "record_verdicts";
+
+/// The user text of a request.
+fn request_text(request: &Value) -> String {
+    let mut text = Vec::new();
+    for message in messages(request) {
+        if message["role"] == "user" {
+            collect_text(&message["content"], &mut text);
+        }
+    }
+    text.join("\n")
+}
+
+/// The items of a judging request: (quote, fact), in order.
+pub fn judged_items(request: &Value) -> Vec<(String, String)> {
+    let text = request_text(request);
+    let Some(start) = text.find("<items untrusted=\"true\">\n") else {
+        return Vec::new();
+    };
+    let rest = &text[start + "<items untrusted=\"true\">\n".len()..];
+    let end = rest.find("\n</items>").unwrap_or(rest.len());
+    let items: Vec<Value> = serde_json::from_str(&rest[..end]).unwrap_or_default();
+    items
+        .iter()
+        .map(|i| {
+            (
+                i["quote"].as_str().unwrap_or_default().to_owned(),
+                i["fact"].as_str().unwrap_or_default().to_owned(),
+            )
+        })
+        .collect()
+}
+
+/// An honest reader's verdict, roughly: half the fact's longer words (by their first four
+/// letters) are in the quote.
+pub fn honest_verdict(quote: &str, fact: &str) -> bool {
+    const FRAMING: &[&str] = &[
+        "want", "pref", "like", "love", "enjo", "that", "with", "thei", "them", "they", "abou",
+    ];
+    let stems = |text: &str| -> Vec<String> {
+        text.split(|c: char| !c.is_alphanumeric())
+            .filter(|w| w.chars().count() >= 4)
+            .map(|w| w.to_lowercase().chars().take(4).collect::<String>())
+            .filter(|w| !FRAMING.contains(&w.as_str()))
+            .collect()
+    };
+    let said = stems(quote);
+    let wanted = stems(fact);
+    let found = wanted.iter().filter(|w| said.contains(w)).count();
+    !wanted.is_empty() && found * 2 >= wanted.len()
+}
+
+/// A judging request's answer as an honest reader gives it.
+fn request_verdicts(request: &Value) -> Value {
+    let verdicts: Vec<Value> = judged_items(request)
+        .iter()
+        .enumerate()
+        .map(|(i, (quote, fact))| json!({"n": i + 1, "states": honest_verdict(quote, fact)}))
+        .collect();
+    json!({"verdicts": verdicts})
+}
+
 fn success(endpoint: Endpoint, request: &Value, serial: u64) -> String {
-    let facts = request_facts(request);
+    let facts = if is_judge(request) {
+        request_verdicts(request)
+    } else {
+        request_facts(request)
+    };
     match endpoint {
         Endpoint::Anthropic => json!({
             "id": format!("msg_mock_{serial}"),

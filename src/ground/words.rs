@@ -1,0 +1,688 @@
+//! The words grounding compares, and the forms under which two spellings of one word are
+//! the same word: Unicode-normalised, case-folded, look-alike letters folded; contractions
+//! spelled out (`I'm` is `i am`, `don't` is `do not`), numbers written one way (`three`,
+//! `3`, `third` and `3rd` are all `3`; `1,000` is `1000`), British spellings read as
+//! American ones (`colour`, `organise`, `centre`, `travelled`).
+//!
+//! Pure and table-driven; what counts as a content word, a filler or a negation is here
+//! too, so the matcher (`ground`) and the relation check (`ground::relate`) read words one
+//! way. It does not decide anything about a quote.
+
+use unicode_normalization::{IsNormalized, UnicodeNormalization, is_nfkc_quick};
+
+/// The words of `text` in their compared form (see the module documentation).
+#[must_use]
+pub fn words(text: &str) -> Vec<String> {
+    let mut words = canonical(raw_words(text));
+    words.retain(|w| !w.is_empty());
+    words
+}
+
+/// The words of `text` as [`words`] reads them, with an empty word where a sentence ends
+/// (`.`, `!`, `?`, `;`, a line break): a quote runs over it, but what comes before a
+/// sentence does not bear on the next ("Not quite. I'm leaving from Paris").
+#[must_use]
+pub fn passage_words(text: &str) -> Vec<String> {
+    canonical(raw_words(text))
+}
+
+/// The word [`passage_words`] puts where a sentence ends.
+#[must_use]
+pub fn is_boundary(word: &str) -> bool {
+    word.is_empty()
+}
+
+/// The words of `text`: NFKC, look-alike letters folded, lowercase; runs of letters and
+/// digits (a `,` or `.` between digits that groups thousands joins them), each ideograph or
+/// kana a word of its own.
+fn raw_words(text: &str) -> Vec<String> {
+    let folded: std::borrow::Cow<'_, str> = if text.is_ascii() {
+        std::borrow::Cow::Owned(text.to_ascii_lowercase())
+    } else if is_nfkc_quick(text.chars()) == IsNormalized::Yes {
+        std::borrow::Cow::Owned(text.to_lowercase())
+    } else {
+        std::borrow::Cow::Owned(text.nfkc().collect::<String>().to_lowercase())
+    };
+    let chars: Vec<char> = folded.chars().collect();
+    let mut out = Vec::new();
+    let mut cur = String::new();
+    for (i, &c) in chars.iter().enumerate() {
+        if is_ideograph(c) {
+            if !cur.is_empty() {
+                out.push(std::mem::take(&mut cur));
+            }
+            out.push(c.to_string());
+        } else if c.is_alphanumeric() || is_mark(c) {
+            cur.push(c);
+        } else if is_invisible(c) {
+        } else if groups_thousands(&chars, i, &cur) {
+            // `1,000` and `1.000` are one number.
+        } else {
+            if !cur.is_empty() {
+                out.push(std::mem::take(&mut cur));
+            }
+            if matches!(c, '.' | '!' | '?' | ';' | '\n' | '。' | '！' | '？' | '；')
+                && out.last().is_some_and(|w| !w.is_empty())
+            {
+                out.push(String::new());
+            }
+        }
+    }
+    if !cur.is_empty() {
+        out.push(cur);
+    }
+    if text.is_ascii() {
+        return out;
+    }
+    // Each word on its own, so a quote mark glued to it (`«воск»`) never stops the fold.
+    out.iter()
+        .map(|w| {
+            if w.is_ascii() {
+                w.clone()
+            } else {
+                crate::fact::fold_lookalikes(w)
+            }
+        })
+        .collect()
+}
+
+/// A `,` or `.` at `chars[i]` between a number and exactly three more digits.
+fn groups_thousands(chars: &[char], i: usize, cur: &str) -> bool {
+    matches!(chars[i], ',' | '.')
+        && !cur.is_empty()
+        && cur.chars().all(|c| c.is_ascii_digit())
+        && chars.len() >= i + 4
+        && chars[i + 1..i + 4].iter().all(char::is_ascii_digit)
+        && chars.get(i + 4).is_none_or(|c| !c.is_ascii_digit())
+}
+
+/// Han, kana: scripts written without spaces between words.
+#[must_use]
+pub fn is_ideograph(c: char) -> bool {
+    matches!(c,
+        '\u{3040}'..='\u{30ff}' | '\u{3400}'..='\u{4dbf}' | '\u{4e00}'..='\u{9fff}'
+        | '\u{f900}'..='\u{faff}' | '\u{20000}'..='\u{2ffff}')
+}
+
+/// A Hangul syllable: Korean puts spaces between words, and one syllable holds two or three
+/// letters.
+#[must_use]
+pub fn is_hangul(c: char) -> bool {
+    matches!(c, '\u{ac00}'..='\u{d7a3}')
+}
+
+/// Combining marks stay in their word (Devanagari vowel signs, for one).
+fn is_mark(c: char) -> bool {
+    matches!(c, '\u{0300}'..='\u{036f}' | '\u{0900}'..='\u{0dff}')
+}
+
+/// Zero-width and direction marks join nothing and split nothing.
+fn is_invisible(c: char) -> bool {
+    matches!(c, '\u{200b}'..='\u{200f}' | '\u{2060}'..='\u{2064}' | '\u{feff}' | '\u{00ad}')
+}
+
+/// Spells out contractions, writes numbers as digits and folds British spellings, over the
+/// raw words in order.
+fn canonical(raw: Vec<String>) -> Vec<String> {
+    let mut out: Vec<String> = Vec::with_capacity(raw.len());
+    let mut i = 0;
+    while i < raw.len() {
+        let w = raw[i].as_str();
+        if let Some(n) = number_at(&raw, i, &mut out) {
+            i = n;
+            continue;
+        }
+        if let Some(whole) = spelled_out(w) {
+            out.extend(whole.iter().map(|s| (*s).to_owned()));
+            i += 1;
+            continue;
+        }
+        if let Some(prev) = out.last_mut()
+            && let Some(expanded) = contraction(prev, w)
+        {
+            match expanded {
+                Contraction::Not(base) => {
+                    *prev = base.to_owned();
+                    out.push("not".to_owned());
+                }
+                Contraction::Word(word) => out.push(word.to_owned()),
+            }
+            i += 1;
+            continue;
+        }
+        out.push(w.to_owned());
+        i += 1;
+    }
+    // Spellings last, so that the contractions above read the words as written.
+    for w in &mut out {
+        *w = american(w);
+    }
+    out
+}
+
+enum Contraction {
+    /// `don` + `t`: the base verb, then `not`.
+    Not(&'static str),
+    /// `i` + `m`: the word the ending stands for.
+    Word(&'static str),
+}
+
+/// What `word` stands for after `prev` when the two were one contraction (`don't`, `I'm`).
+fn contraction(prev: &str, word: &str) -> Option<Contraction> {
+    const NOT: &[(&str, &str)] = &[
+        ("don", "do"),
+        ("doesn", "does"),
+        ("didn", "did"),
+        ("isn", "is"),
+        ("aren", "are"),
+        ("wasn", "was"),
+        ("weren", "were"),
+        ("haven", "have"),
+        ("hasn", "has"),
+        ("hadn", "had"),
+        ("won", "will"),
+        ("wouldn", "would"),
+        ("can", "can"),
+        ("couldn", "could"),
+        ("shouldn", "should"),
+        ("mustn", "must"),
+        ("needn", "need"),
+        ("ain", "am"),
+        ("shan", "shall"),
+        ("mightn", "might"),
+    ];
+    const IS_AFTER: &[&str] = &[
+        "it",
+        "he",
+        "she",
+        "that",
+        "there",
+        "here",
+        "what",
+        "who",
+        "where",
+        "how",
+        "when",
+        "why",
+        "this",
+        "everything",
+        "everyone",
+        "nothing",
+        "something",
+        "someone",
+        "nobody",
+    ];
+    match word {
+        "t" => NOT
+            .iter()
+            .find(|(n, _)| *n == prev)
+            .map(|(_, base)| Contraction::Not(base)),
+        "m" if prev == "i" => Some(Contraction::Word("am")),
+        "re" => Some(Contraction::Word("are")),
+        "ve" => Some(Contraction::Word("have")),
+        "ll" => Some(Contraction::Word("will")),
+        "d" => Some(Contraction::Word("would")),
+        "s" if prev == "let" => Some(Contraction::Word("us")),
+        "s" if IS_AFTER.contains(&prev) => Some(Contraction::Word("is")),
+        _ => None,
+    }
+}
+
+/// Words that are contractions written as one word.
+fn spelled_out(word: &str) -> Option<&'static [&'static str]> {
+    Some(match word {
+        "cannot" => &["can", "not"],
+        "gonna" => &["going", "to"],
+        "wanna" => &["want", "to"],
+        "gotta" => &["got", "to"],
+        "lemme" => &["let", "me"],
+        "dunno" => &["do", "not", "know"],
+        "kinda" => &["kind", "of"],
+        "sorta" => &["sort", "of"],
+        "okay" | "k" => &["ok"],
+        _ => return None,
+    })
+}
+
+const UNITS: [&str; 20] = [
+    "zero",
+    "one",
+    "two",
+    "three",
+    "four",
+    "five",
+    "six",
+    "seven",
+    "eight",
+    "nine",
+    "ten",
+    "eleven",
+    "twelve",
+    "thirteen",
+    "fourteen",
+    "fifteen",
+    "sixteen",
+    "seventeen",
+    "eighteen",
+    "nineteen",
+];
+
+const TENS: [&str; 8] = [
+    "twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety",
+];
+
+const ORDINALS: [&str; 20] = [
+    "zeroth",
+    "first",
+    "second",
+    "third",
+    "fourth",
+    "fifth",
+    "sixth",
+    "seventh",
+    "eighth",
+    "ninth",
+    "tenth",
+    "eleventh",
+    "twelfth",
+    "thirteenth",
+    "fourteenth",
+    "fifteenth",
+    "sixteenth",
+    "seventeenth",
+    "eighteenth",
+    "nineteenth",
+];
+
+const TENTHS: [&str; 8] = [
+    "twentieth",
+    "thirtieth",
+    "fortieth",
+    "fiftieth",
+    "sixtieth",
+    "seventieth",
+    "eightieth",
+    "ninetieth",
+];
+
+/// The value of a number word below a hundred (`seven`, `twenty`, `third`, `3rd`, `42`).
+fn small_number(word: &str) -> Option<u64> {
+    if let Some(i) = UNITS.iter().position(|u| *u == word) {
+        return u64::try_from(i).ok();
+    }
+    if let Some(i) = TENS.iter().position(|u| *u == word) {
+        return u64::try_from(i * 10 + 20).ok();
+    }
+    if let Some(i) = ORDINALS.iter().position(|u| *u == word) {
+        return u64::try_from(i).ok();
+    }
+    if let Some(i) = TENTHS.iter().position(|u| *u == word) {
+        return u64::try_from(i * 10 + 20).ok();
+    }
+    let digits = word
+        .strip_suffix("st")
+        .or_else(|| word.strip_suffix("nd"))
+        .or_else(|| word.strip_suffix("rd"))
+        .or_else(|| word.strip_suffix("th"))
+        .unwrap_or(word);
+    (!digits.is_empty() && digits.len() <= 15 && digits.chars().all(|c| c.is_ascii_digit()))
+        .then(|| digits.parse().ok())
+        .flatten()
+}
+
+/// A number written in words or digits starting at `raw[i]` (`twenty five`, `a hundred`,
+/// `3rd`, `two thousand`): pushes it as digits and returns the index after it.
+fn number_at(raw: &[String], i: usize, out: &mut Vec<String>) -> Option<usize> {
+    let mut j = i;
+    // `a hundred`, `a dozen`: the article is part of the number.
+    let article = matches!(raw[j].as_str(), "a" | "an")
+        && raw
+            .get(j + 1)
+            .is_some_and(|w| matches!(w.as_str(), "hundred" | "thousand" | "dozen"));
+    if article {
+        j += 1;
+    }
+    let mut value = match raw[j].as_str() {
+        "hundred" | "thousand" | "dozen" if article || j == i => 1,
+        w => {
+            let v = small_number(w)?;
+            j += 1;
+            // `twenty five`: tens then units.
+            if (20..100).contains(&v)
+                && v % 10 == 0
+                && let Some(unit) = raw
+                    .get(j)
+                    .and_then(|w| small_number(w))
+                    .filter(|u| (1..10).contains(u))
+            {
+                j += 1;
+                v + unit
+            } else {
+                v
+            }
+        }
+    };
+    while let Some(scale) = raw.get(j).and_then(|w| match w.as_str() {
+        "hundred" => Some(100),
+        "thousand" => Some(1000),
+        "million" => Some(1_000_000),
+        "dozen" => Some(12),
+        _ => None,
+    }) {
+        value = value.saturating_mul(scale);
+        j += 1;
+    }
+    out.push(value.to_string());
+    Some(j)
+}
+
+/// The American spelling of a British one (`colour` is `color`, `organise` is `organize`,
+/// `centre` is `center`, `travelled` is `traveled`); other words as they are. Both sides of
+/// a comparison are folded alike, so a fold that also changes an unrelated word (`hours`
+/// reads `hors`) never makes two different words of a quote and its turn equal.
+#[must_use]
+pub fn american(word: &str) -> String {
+    const WORDS: &[(&str, &str)] = &[
+        ("grey", "gray"),
+        ("mum", "mom"),
+        ("programme", "program"),
+        ("programmes", "programs"),
+        ("cheque", "check"),
+        ("tyre", "tire"),
+        ("tyres", "tires"),
+        ("aluminium", "aluminum"),
+        ("plough", "plow"),
+        ("sceptical", "skeptical"),
+        ("mould", "mold"),
+        ("pyjamas", "pajamas"),
+        ("draught", "draft"),
+        ("kerb", "curb"),
+        ("jewellery", "jewelry"),
+        ("manoeuvre", "maneuver"),
+        ("whilst", "while"),
+        ("amongst", "among"),
+        ("learnt", "learned"),
+        ("spelt", "spelled"),
+        ("burnt", "burned"),
+        ("dreamt", "dreamed"),
+        ("practise", "practice"),
+        ("practised", "practiced"),
+        ("practising", "practicing"),
+        ("ageing", "aging"),
+        ("judgement", "judgment"),
+        ("acknowledgement", "acknowledgment"),
+        ("storey", "story"),
+        ("artefact", "artifact"),
+        ("cosy", "cozy"),
+        ("moustache", "mustache"),
+        ("doughnut", "donut"),
+        ("axe", "ax"),
+        ("paediatric", "pediatric"),
+        ("paediatrician", "pediatrician"),
+        ("anaesthetic", "anesthetic"),
+        ("anaesthesia", "anesthesia"),
+        ("encyclopaedia", "encyclopedia"),
+        ("archaeology", "archeology"),
+        ("oestrogen", "estrogen"),
+        ("fulfil", "fulfill"),
+        ("fulfilment", "fulfillment"),
+        ("enrol", "enroll"),
+        ("enrolment", "enrollment"),
+        ("instal", "install"),
+        ("instalment", "installment"),
+        ("skilful", "skillful"),
+        ("wilful", "willful"),
+        ("foetus", "fetus"),
+    ];
+    if word.len() < 4 || !word.bytes().all(|b| b.is_ascii_lowercase()) {
+        return word.to_owned();
+    }
+    if let Some((_, us)) = WORDS.iter().find(|(uk, _)| *uk == word) {
+        return (*us).to_owned();
+    }
+    // `travelled`, `cancelling`, `counsellor`: the doubled l before a suffix.
+    let mut w = if word.len() >= 7 {
+        word.replace("lle", "le").replace("lli", "li")
+    } else {
+        word.to_owned()
+    };
+    if w.len() >= 5
+        && let Some(at) = w[1..].find("our")
+    {
+        w.replace_range(at + 1..at + 4, "or");
+    }
+    for (uk, us) in [
+        ("isations", "izations"),
+        ("isation", "ization"),
+        ("ising", "izing"),
+        ("ised", "ized"),
+        ("ises", "izes"),
+        ("isers", "izers"),
+        ("iser", "izer"),
+        ("ise", "ize"),
+        ("ysing", "yzing"),
+        ("ysed", "yzed"),
+        ("yses", "yzes"),
+        ("yse", "yze"),
+        ("ogues", "ogs"),
+        ("ogue", "og"),
+        ("ences", "enses"),
+        ("ence", "ense"),
+        ("tres", "ters"),
+        ("tre", "ter"),
+        ("bres", "bers"),
+        ("bre", "ber"),
+    ] {
+        if w.len() >= uk.len() + 2
+            && let Some(stem) = w.strip_suffix(uk)
+        {
+            w = format!("{stem}{us}");
+            break;
+        }
+    }
+    w
+}
+
+/// Words that add emphasis and nothing else: a model quoting the person may leave one out.
+pub const FILLERS: &[&str] = &[
+    "really",
+    "very",
+    "so",
+    "actually",
+    "just",
+    "quite",
+    "pretty",
+    "totally",
+    "basically",
+    "literally",
+    "honestly",
+    "definitely",
+    "absolutely",
+    "truly",
+    "super",
+    "extremely",
+    "incredibly",
+    "seriously",
+    "certainly",
+    "simply",
+    "rather",
+    "fairly",
+    "somewhat",
+    "um",
+    "uh",
+    "oh",
+    "well",
+];
+
+/// Words that turn a statement around; an ellipsis never skips one.
+pub const NEGATIONS: &[&str] = &[
+    "not",
+    "never",
+    "no",
+    "nor",
+    "none",
+    "nothing",
+    "nobody",
+    "neither",
+    "without",
+    "hardly",
+    "barely",
+    "nowhere",
+    "nein",
+    "nicht",
+    "kein",
+    "keine",
+    "keinen",
+    "keinem",
+    "keiner",
+    "nie",
+    "niemals",
+    "ne",
+    "pas",
+    "jamais",
+    "aucun",
+    "aucune",
+    "nunca",
+    "ningún",
+    "ninguna",
+    "ninguno",
+    "nada",
+    "nadie",
+    "non",
+    "mai",
+    "nessuno",
+    "nessuna",
+    "niente",
+    "não",
+    "nao",
+    "nenhum",
+    "nenhuma",
+    "niet",
+    "nooit",
+    "geen",
+    "не",
+    "нет",
+    "никогда",
+    "ни",
+    "нельзя",
+    "不",
+    "没",
+    "沒",
+    "别",
+    "別",
+    "無",
+    "无",
+    "未",
+    "ない",
+    "ません",
+    "아니",
+    "안",
+    "못",
+    "않",
+];
+
+/// Whether `word` (in compared form) turns a statement around.
+#[must_use]
+pub fn is_negation(word: &str) -> bool {
+    static SET: std::sync::LazyLock<std::collections::HashSet<String>> =
+        std::sync::LazyLock::new(|| NEGATIONS.iter().map(|w| american(w)).collect());
+    SET.contains(word)
+}
+
+/// Whether `word` (in compared form) is one of the [`FILLERS`].
+#[must_use]
+pub fn is_filler(word: &str) -> bool {
+    static SET: std::sync::LazyLock<std::collections::HashSet<String>> =
+        std::sync::LazyLock::new(|| FILLERS.iter().map(|w| american(w)).collect());
+    SET.contains(word)
+}
+
+/// Whether two words in compared form are the same word with one slip of the keyboard: both
+/// at least five letters, one letter added, dropped, changed, or two neighbours swapped.
+/// Numbers and negations are never slips.
+#[must_use]
+pub fn one_slip(a: &str, b: &str) -> bool {
+    let (a, b): (Vec<char>, Vec<char>) = (a.chars().collect(), b.chars().collect());
+    if a.len() < 5 || b.len() < 5 || a.len().abs_diff(b.len()) > 1 {
+        return false;
+    }
+    if a.iter().chain(&b).any(char::is_ascii_digit) {
+        return false;
+    }
+    let (short, long) = if a.len() <= b.len() {
+        (&a, &b)
+    } else {
+        (&b, &a)
+    };
+    let start = short
+        .iter()
+        .zip(long.iter())
+        .take_while(|(x, y)| x == y)
+        .count();
+    if short.len() == long.len() {
+        if start == short.len() {
+            return true;
+        }
+        let end = short
+            .iter()
+            .rev()
+            .zip(long.iter().rev())
+            .take_while(|(x, y)| x == y)
+            .count();
+        // One letter changed, or two neighbours swapped.
+        start + end + 1 == short.len()
+            || (start + end + 2 == short.len()
+                && short[start] == long[start + 1]
+                && short[start + 1] == long[start])
+    } else {
+        short[start..] == long[start + 1..]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn contractions_numbers_and_spellings_are_compared_in_one_form() {
+        let cases = [
+            ("I'm 17 and I don't drive", "i am 17 and i do not drive"),
+            (
+                "I am seventeen and I do not drive",
+                "i am 17 and i do not drive",
+            ),
+            ("We can't, it's twenty-five", "we can not it is 25"),
+            ("a hundred people, 1,000 tickets", "100 people 1000 tickets"),
+            ("on the 3rd, the third time", "on the 3 the 3 time"),
+            (
+                "My favourite colour, organised centre",
+                "my favorite color organized center",
+            ),
+            ("I travelled; I traveled", "i traveled i traveled"),
+            ("gonna wanna", "going to want to"),
+            ("Let's go, that's it", "let us go that is it"),
+            ("John's car", "john s car"),
+            ("東京に住む", "東 京 に 住 む"),
+        ];
+        for (text, want) in cases {
+            assert_eq!(words(text).join(" "), want, "{text}");
+        }
+    }
+
+    #[test]
+    fn a_slip_is_one_edit_in_a_long_word() {
+        for (a, b, want) in [
+            ("property", "proprety", true),
+            ("recieve", "receive", true),
+            ("definately", "definitely", true),
+            ("typescript", "typescrpt", true),
+            ("typescript", "typescripts", true),
+            ("rust", "rest", false),
+            ("2025", "2026", false),
+            ("install", "uninstall", false),
+            ("same", "same", false),
+        ] {
+            assert_eq!(one_slip(a, b), want, "{a} {b}");
+        }
+    }
+}
