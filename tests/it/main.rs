@@ -40,6 +40,7 @@ mod memory_show;
 mod merge;
 mod openai;
 mod openai_faults;
+mod planted;
 mod prompt;
 mod report;
 mod review;
