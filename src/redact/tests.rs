@@ -877,3 +877,30 @@ fn a_key_split_across_a_line_break_is_redacted_whole() {
     let prose = "the deploy uses version2\nThen we ship it";
     assert_eq!(redact(prose), prose);
 }
+
+#[test]
+fn a_key_continued_with_a_backslash_is_redacted_across_its_lines() {
+    let head = format!("{}{}", "sk-proj-", chars_from(URLSAFE, 170, 40));
+    let tail = chars_from(URLSAFE, 171, 40);
+    let more = chars_from(URLSAFE, 172, 30);
+    let cases = [
+        (
+            format!("export OPENAI_API_KEY={head}\\\n{tail}\nnext"),
+            "export OPENAI_API_KEY=[REDACTED:openai-api-key]\nnext",
+        ),
+        (
+            format!("export OPENAI_API_KEY={head}\\\r\n{tail}\\\n{more}"),
+            "export OPENAI_API_KEY=[REDACTED:openai-api-key]",
+        ),
+        (
+            format!("API_TOKEN={}\\\n{}", alnum(173, 12), alnum(174, 12)),
+            "API_TOKEN=[REDACTED:token]",
+        ),
+    ];
+    for (text, want) in cases {
+        assert_eq!(redact(&text), want, "{text:?}");
+    }
+    // A shell line continued between words is not joined into one.
+    let shell = "docker run \\\n  --rm image \\\n  sh";
+    assert_eq!(redact(shell), shell);
+}
