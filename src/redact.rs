@@ -16,6 +16,7 @@ use regex::Regex;
 
 mod prefilter;
 mod rules;
+mod value;
 
 use prefilter::active_rules;
 use rules::{Accept, RULES, SPECS};

@@ -46,6 +46,7 @@ use std::sync::LazyLock;
 use regex::Regex;
 
 use super::compile;
+use super::value::{after_labels, whole_bare_value};
 
 /// Decides what part of a candidate value is a secret, or that it is not one. It gets
 /// the whole text so it can look at the characters around the value (a quote before it).
@@ -378,9 +379,30 @@ pub(super) const SPECS: &[Spec] = &[
     },
     Spec {
         kind: "password",
-        keywords: &["pass", "pwd"],
+        keywords: &["pass", "pwd", "pw"],
         pattern: Pattern::Regex(assignment!(
-            "(?:[Pp]ass(?:wd|word|code)|PASS(?:WD|WORD|CODE)|[Pp]wd|PWD|[_.-](?:[Pp]ass|PASS))(?:[_.-][A-Za-z0-9]+|[A-Z][a-z0-9]+)*"
+            "(?:[Pp]ass(?:wd|word|code)|PASS(?:WD|WORD|CODE)|[Pp]wd|PWD|[_.-](?:[Pp]ass|PASS|[Pp][Ww]|PW))(?:[_.-][A-Za-z0-9]+|[A-Z][a-z0-9]+)*"
+        )),
+        accept: password_value,
+    },
+    Spec {
+        kind: "password",
+        keywords: &["pass", "pw"],
+        // `pass` is a word too ("tests pass: 42"), so as a key it must stand where a key
+        // does: first on a line (after a list marker and labels such as `wifi: `), after
+        // `{ ( , ; |`, or quoted. `pw` is no word: it is a key wherever it starts one.
+        pattern: Pattern::Regex(assignment!(
+            "(?:(?:(?m:^)[ \t]*(?:[-*+>][ \t]+)?(?:[^\\s:\"'`=][^\\r\\n:\"'`=]{0,30}:[ \t]+){0,3}|[{(,;|][ \t]*)\\\\?[\"']?(?:[Pp][Ww]|PW|[Pp]ass|PASS)|(?-u:\\b)(?:[Pp][Ww]|PW))"
+        )),
+        accept: short_password_value,
+    },
+    Spec {
+        kind: "password",
+        keywords: &["login", "logon", "cred", "user"],
+        // `login: admin / Tr0ub4dor&3`: a user and a password after a login label.
+        pattern: Pattern::Regex(concat!(
+            r#"(?-u:\b)(?:[Ll]og(?:in|on)|LOG(?:IN|ON)|[Cc]red(?:s|entials?)?|CRED(?:S|ENTIALS?)?|(?:[Uu]ser(?:name)?|USER(?:NAME)?)[ \t]*/[ \t]*(?:[Pp]ass(?:word)?|PASS(?:WORD)?|[Pp]wd?|PWD?))\*{0,2}[ \t]*[:=]\*{0,2}[ \t]*["']?[^\s/"'`]{1,64}["']?[ \t]*/[ \t]*"#,
+            value!()
         )),
         accept: password_value,
     },
@@ -464,6 +486,20 @@ fn token_value(text: &str, value: Range<usize>) -> Option<Range<usize>> {
     credential_value(text, value, &TOKEN)
 }
 
+/// After `pw:` or `pass:`, which are also words, a bare word must look generated even
+/// alone on its line.
+fn short_password_value(text: &str, value: Range<usize>) -> Option<Range<usize>> {
+    credential_value(
+        text,
+        value,
+        &Shape {
+            digits_only_ok: false,
+            lone_word_ok: false,
+            ..PASSWORD
+        },
+    )
+}
+
 /// After `--password`, a bare word is the password: code does not pass flags identifiers.
 fn password_flag(text: &str, value: Range<usize>) -> Option<Range<usize>> {
     credential_value(
@@ -494,30 +530,50 @@ struct Shape {
     digits_only_ok: bool,
     /// Whether an unquoted value of only letters, `_`, `.` and `-` can be a secret.
     bare_word_ok: bool,
+    /// Whether such a value can be a secret when it stands alone after its key on an
+    /// `.env` or YAML line, or after an upper-case environment variable.
+    lone_word_ok: bool,
 }
 
 const PASSWORD: Shape = Shape {
     min_chars: 4,
     digits_only_ok: true,
     bare_word_ok: false,
+    lone_word_ok: true,
 };
 
 const TOKEN: Shape = Shape {
     min_chars: 8,
     digits_only_ok: false,
     bare_word_ok: false,
+    lone_word_ok: true,
 };
 
 /// The filters of gitleaks' `generic-api-key` allowlist, applied to the value of a
-/// `key = value` assignment, a flag or a header.
-fn credential_value(text: &str, mut value: Range<usize>, shape: &Shape) -> Option<Range<usize>> {
-    let quoted = text[..value.start].ends_with(['"', '\'', '`']);
-    if !quoted {
-        // A bare value at the end of a sentence keeps its full stop.
-        while value.end > value.start && text.as_bytes()[value.end - 1] == b'.' {
-            value.end -= 1;
-        }
+/// `key = value` assignment, a flag or a header. A bare value is taken whole, up to
+/// whitespace (`value::whole_bare_value`); when it is a label (`password: nas: hunter2`),
+/// the value after the labels is tried first.
+fn credential_value(text: &str, value: Range<usize>, shape: &Shape) -> Option<Range<usize>> {
+    if text[..value.start].ends_with(['"', '\'', '`']) {
+        return checked_value(text, value, true, shape);
     }
+    let after = after_labels(text, &value).and_then(|(after, quoted)| {
+        let after = if quoted {
+            after
+        } else {
+            whole_bare_value(text, &after)
+        };
+        checked_value(text, after, quoted, shape)
+    });
+    after.or_else(|| checked_value(text, whole_bare_value(text, &value), false, shape))
+}
+
+fn checked_value(
+    text: &str,
+    value: Range<usize>,
+    quoted: bool,
+    shape: &Shape,
+) -> Option<Range<usize>> {
     let s = &text[value.clone()];
     let rejected = s.chars().count() < shape.min_chars
         || s.contains("://")
@@ -530,20 +586,29 @@ fn credential_value(text: &str, mut value: Range<usize>, shape: &Shape) -> Optio
             && !shape.bare_word_ok
             && is_identifier(s)
             && !random_letters(s)
-            && !whole_line_assignment(text, &value)
-            && !env_assignment(text, &value))
+            && !(shape.lone_word_ok
+                && (whole_line_assignment(text, &value) || env_assignment(text, &value))))
         || (!quoted && is_code(text, &value));
     (!rejected).then_some(value)
 }
 
 /// An unquoted value that reads as code rather than data: `token::Paren`,
-/// `self.dot2_token`, `parenthesized!`, `localStorage.getItem(…)`, `__u32`.
+/// `self.dot2_token`, `parenthesized!(…)`, `localStorage.getItem(…)`, `Option<String>`,
+/// `vec![…]`, `__u32`. A `!` ending a value followed by nothing is a password's.
 fn is_code(text: &str, value: &Range<usize>) -> bool {
     let s = &text[value.clone()];
     let identifier = |part: &str| {
         part.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_')
             && part.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_')
     };
+    let name = s
+        .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == '.'))
+        .unwrap_or(s.len());
+    let called = name > 0
+        && s[..name].split('.').all(identifier)
+        && s[name..]
+            .trim_start_matches('!')
+            .starts_with(['(', '<', '[', '{']);
     let primitive = s
         .trim_start_matches('_')
         .strip_prefix(['i', 'u', 'f'])
@@ -552,7 +617,9 @@ fn is_code(text: &str, value: &Range<usize>) -> bool {
         });
     s.contains("::")
         || text[value.end..].starts_with('(')
-        || s.strip_suffix('!').is_some_and(identifier)
+        || called
+        || (s.strip_suffix('!').is_some_and(identifier)
+            && text[value.end..].starts_with(['(', '[', '{']))
         || (s.contains('.') && s.split('.').all(identifier))
         || primitive
 }
@@ -629,17 +696,23 @@ fn is_identifier(s: &str) -> bool {
 }
 
 /// Letters that read as generated rather than as a word: a capital after a small letter
-/// (`LrmhVTng`), or eight or more capitals. Dotted or slashed names stay code.
+/// (`LrmhVTng`), or eight or more capitals; with `-` or `_` among them, two such capitals
+/// (`KMZK-IeWZeclmH`, not `my_getToken`). Dotted or slashed names stay code.
 fn random_letters(s: &str) -> bool {
     let bytes = s.as_bytes();
     let letters_only = bytes.iter().all(u8::is_ascii_alphabetic);
-    let camel_hump = bytes
+    let humps = bytes
         .windows(2)
-        .any(|w| w[0].is_ascii_lowercase() && w[1].is_ascii_uppercase());
-    letters_only
-        && (camel_hump
+        .filter(|w| w[0].is_ascii_lowercase() && w[1].is_ascii_uppercase())
+        .count();
+    let joined_letters = bytes
+        .iter()
+        .all(|&b| b.is_ascii_alphabetic() || b == b'-' || b == b'_');
+    (letters_only
+        && (humps > 0
             || s.len() >= 16
-            || (s.len() >= 8 && bytes.iter().all(u8::is_ascii_uppercase)))
+            || (s.len() >= 8 && bytes.iter().all(u8::is_ascii_uppercase))))
+        || (joined_letters && humps >= 2)
 }
 
 /// `SMTP_PASSWORD=value`: an environment variable's value is data whatever its letters.
