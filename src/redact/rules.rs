@@ -30,15 +30,19 @@
 //! `dockerhub`-style PATs; `linear-key` from `linear-api-key`; `heroku-key` from
 //! `heroku-api-key` and `heroku-api-key-v2`; `grafana-token` from `grafana-api-key`,
 //! `grafana-cloud-api-token` and `grafana-service-account-token`; `postman-key` from
-//! `postman-api-token`; the AWS key id takes any upper-case letters and digits, where
-//! gitleaks takes base32. `aws-secret-key`, `url-password`, `url-token` (a key as a URL's
-//! user part, such as a Sentry DSN), `passphrase` and `secret` (a secret named in a
-//! sentence) are our own, as are the extensions of the assignment rules: any suffix after
-//! the secret word (`SECRET_KEY_BASE`, `private_key_id`), `AccountKey` and `auth`, quoted
-//! values with spaces, and letters-only values that read as generated or stand alone on an
-//! `.env` or YAML line. The prefixes are loosened where
-//! gitleaks pins exact lengths, because a transcript often holds a key the user truncated
-//! or a newer format, and a prefix such as `ghp_` is evidence enough.
+//! `postman-api-token`; `twilio-api-key` from `twilio-api-key` (with its entropy floor); the
+//! AWS key id takes any upper-case letters and digits, where gitleaks takes base32.
+//! `aws-secret-key`, `url-password`, `url-token` (a key as a URL's user part, such as a
+//! Sentry DSN), `twilio-auth-token` (32 hex digits named after the word `twilio`),
+//! `passphrase` and `secret` (a secret named in a sentence) are our own, as are the short
+//! `pw`/`pass` keys, `user / password` pairs after a login label, and the extensions of the
+//! assignment rules: any suffix after the secret word (`SECRET_KEY_BASE`,
+//! `private_key_id`), `AccountKey` and `auth`, quoted values with spaces, letters-only
+//! values that read as generated or stand alone on an `.env` or YAML line, labels between
+//! the key and its value, and bare values taken whole up to whitespace (`value`). The
+//! prefixes are loosened where gitleaks pins exact lengths, because a transcript often
+//! holds a key the user truncated or a newer format, and a prefix such as `ghp_` is
+//! evidence enough.
 
 use std::ops::Range;
 use std::sync::LazyLock;
@@ -311,6 +315,22 @@ pub(super) const SPECS: &[Spec] = &[
         accept: keep,
     },
     Spec {
+        kind: "twilio-api-key",
+        keywords: &["sk"],
+        pattern: Pattern::Regex(r"(?-u:\b)SK[0-9a-fA-F]{32}(?-u:\b)"),
+        accept: high_entropy,
+    },
+    Spec {
+        kind: "twilio-auth-token",
+        keywords: &["twilio"],
+        // The auth token is 32 hex digits with no prefix: it needs its name, after the word
+        // `twilio` (the account SID beside it, `AC` and 32 hex digits, is no secret).
+        pattern: Pattern::Regex(
+            r#"(?i:twilio)[^\r\n]{0,40}?(?i:auth)[ _-]?(?i:token)\\?["']?\*{0,2}(?:[ \t]*(?::=|=>|=|:)[ \t]*|[ \t]+(?:is[ \t]+)?)\\?["']?([0-9a-fA-F]{32})(?-u:\b)"#,
+        ),
+        accept: keep,
+    },
+    Spec {
         kind: "url-token",
         keywords: &["://"],
         // A key as the whole user part of a URL (a Sentry DSN, `https://<token>@host`).
@@ -498,6 +518,29 @@ fn short_password_value(text: &str, value: Range<usize>) -> Option<Range<usize>>
             ..PASSWORD
         },
     )
+}
+
+/// gitleaks' entropy floor for keys with a short fixed prefix: `SK` and 32 zeros is no key.
+fn high_entropy(text: &str, value: Range<usize>) -> Option<Range<usize>> {
+    (shannon_entropy(&text[value.clone()]) >= 3.0).then_some(value)
+}
+
+/// Bits per character of `s`, as gitleaks computes it.
+fn shannon_entropy(s: &str) -> f64 {
+    let mut counts = [0u32; 256];
+    for b in s.bytes() {
+        counts[usize::from(b)] += 1;
+    }
+    #[allow(clippy::cast_precision_loss)]
+    let len = s.len() as f64;
+    counts
+        .iter()
+        .filter(|&&n| n > 0)
+        .map(|&n| {
+            let p = f64::from(n) / len;
+            -p * p.log2()
+        })
+        .sum()
 }
 
 /// After `--password`, a bare word is the password: code does not pass flags identifiers.

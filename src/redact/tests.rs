@@ -1014,6 +1014,42 @@ fn a_user_and_password_pair_after_a_login_label_loses_its_password() {
 }
 
 #[test]
+fn twilio_api_keys_and_auth_tokens_go_but_account_sids_stay() {
+    let hex = |seed| chars_from(HEX, seed, 32);
+    assert_redacted(&[
+        (
+            "Twilio API key ",
+            format!("SK{}", hex(160)),
+            " for SMS",
+            "twilio-api-key",
+        ),
+        (
+            "TWILIO_API_KEY=",
+            format!("SK{}", hex(161)),
+            "\n",
+            "twilio-api-key",
+        ),
+        (
+            "twilio auth token ",
+            hex(162),
+            " for SMS",
+            "twilio-auth-token",
+        ),
+        ("My Twilio auth token: ", hex(163), "", "twilio-auth-token"),
+        ("TWILIO_AUTH_TOKEN=", hex(164), "\n", "twilio-auth-token"),
+    ]);
+    let cases = [
+        format!("TWILIO_ACCOUNT_SID=AC{}", hex(165)),
+        format!("the account sid is AC{} for the EU project", hex(166)),
+        format!("SK{}", "0".repeat(32)),
+        format!("DESK{}", hex(167)),
+    ];
+    for case in cases {
+        assert_eq!(scan(&case), vec![], "{case:?}");
+    }
+}
+
+#[test]
 fn a_key_continued_with_a_backslash_is_redacted_across_its_lines() {
     let head = format!("{}{}", "sk-proj-", chars_from(URLSAFE, 170, 40));
     let tail = chars_from(URLSAFE, 171, 40);
