@@ -16,6 +16,7 @@ use regex::Regex;
 
 mod prefilter;
 mod rules;
+mod value;
 
 use prefilter::active_rules;
 use rules::{Accept, RULES, SPECS};
@@ -126,7 +127,72 @@ fn scan_once(text: &str) -> Vec<(&'static str, Range<usize>)> {
 fn scan_rules(text: &str, active: impl Fn(usize) -> bool) -> Vec<(&'static str, Range<usize>)> {
     let mut found = find_rules(text, active);
     found.extend(find_split(text));
+    found.extend(find_continued(text));
     merge(found)
+}
+
+/// Lines joined by a trailing backslash (a shell line, an `export KEY=…\` whose key goes
+/// on below): each run of them is scanned as the one line the shell reads, and a secret
+/// found across a join is taken whole, backslashes and line breaks included.
+fn find_continued(text: &str) -> Vec<(usize, Range<usize>)> {
+    let mut found = Vec::new();
+    if !text.contains("\\\n") && !text.contains("\\\r\n") {
+        return found;
+    }
+    // Each line of the current run: its text without the backslash, and where it starts
+    // in `joined`.
+    let mut segments: Vec<(Range<usize>, usize)> = Vec::new();
+    let mut joined = String::new();
+    let mut line_start = 0;
+    for line in text.split_inclusive('\n') {
+        let start = line_start;
+        line_start += line.len();
+        let content = line.strip_suffix('\n').unwrap_or(line);
+        let content = content.strip_suffix('\r').unwrap_or(content);
+        let backslashes = content.bytes().rev().take_while(|&b| b == b'\\').count();
+        let continued = backslashes % 2 == 1 && line.ends_with('\n');
+        let kept = start..start + content.len() - usize::from(continued);
+        segments.push((kept.clone(), joined.len()));
+        joined.push_str(&text[kept]);
+        if continued {
+            continue;
+        }
+        if segments.len() > 1 {
+            found.extend(finds_across_joins(&joined, &segments));
+        }
+        segments.clear();
+        joined.clear();
+    }
+    if segments.len() > 1 {
+        found.extend(finds_across_joins(&joined, &segments));
+    }
+    found
+}
+
+/// The finds in `joined` that cross a join of `segments`, mapped back to the original text.
+fn finds_across_joins(
+    joined: &str,
+    segments: &[(Range<usize>, usize)],
+) -> Vec<(usize, Range<usize>)> {
+    let segment_of = |at: usize| segments.partition_point(|(_, from)| *from <= at) - 1;
+    // A position maps back through the segment holding the byte at (or just before) it.
+    let original = |at: usize, segment: usize| {
+        let (kept, from) = &segments[segment];
+        kept.start + (at - from)
+    };
+    let active = prefilter::active_rules(joined);
+    find_rules(joined, |index| active & 1 << index != 0)
+        .into_iter()
+        .filter_map(|(rule, range)| {
+            let (first, last) = (segment_of(range.start), segment_of(range.end - 1));
+            (first != last).then(|| {
+                (
+                    rule,
+                    original(range.start, first)..original(range.end, last),
+                )
+            })
+        })
+        .collect()
 }
 
 /// A key longer than a line that wrapped (pasted from a terminal or a narrow window): each

@@ -448,9 +448,8 @@ pub fn parse_bullets(text: &str) -> Vec<Bullet> {
 /// - bidi controls and zero-width characters are removed (they can reorder or hide text);
 /// - HTML comment delimiters are broken up, so a fact can never open or close a comment or
 ///   a fence;
-/// - an `@path` at the start of a word, which Claude Code expands into that file's contents
-///   (checked against the CLI, 2.1.197: `@~/x` and `@/x` are imported, inside a code span
-///   they are not), is put in a code span;
+/// - an `@path` that Claude Code could expand into that file's contents (checked against the
+///   CLI, 2.1.197, by `scripts/check-claude-imports.sh`) gets a backslash before its `@`;
 /// - a leading list, heading, quote, checkbox or numbered-list marker is escaped with a
 ///   backslash, so the bullet stays one plain bullet.
 ///
@@ -486,86 +485,112 @@ fn is_invisible(c: char) -> bool {
     )
 }
 
-/// Puts every word that starts with `@` (and is not already in a code span) in a code
-/// span. Claude Code imports `@path` where the `@` starts a Markdown text token or follows
-/// whitespace, and a text token starts after a span, an escape, emphasis (`*`, `_`, `~`), a
-/// link (`)`, `]`) or a tag (`>`). `a@b.com` and `(@name)` stay as they are.
-/// Spans are read as CommonMark reads them: a backtick run opens one only when an equal run
-/// closes it later, and a backslash-escaped backtick opens nothing. The fence is longer
-/// than any run in the text, so no run the user typed can pair with it.
+/// Escapes every `@` that Claude Code could read as an import with a backslash (`\@`).
+///
+/// Claude Code (checked against the CLI, 2.1.197, with `scripts/check-claude-imports.sh`)
+/// lexes the file with marked and matches `(?:^|\s)@path` in two places: in each text
+/// token, and in the raw text of a list item, code spans, link destinations and tags
+/// included. So an `@` is escaped when it starts the text or follows whitespace (wherever
+/// it stands), and where a token can end right before it: after an escape, emphasis, a
+/// link (`)`, `]`, `[`), a tag (`>`), a code span, or in a word that already holds an `@`.
+/// A backslash works in every one of those places: outside code it is an escape token,
+/// and where it is literal (a code span, a link destination) no whitespace precedes the
+/// `@`. `a@b.com` and `(@name)` stay as they are.
+///
+/// The one `@` after punctuation that is left alone is the one right after a backtick run
+/// that opens a code span (`` `@scope/pkg` ``), and only when nothing in the text can take
+/// that backtick first: marked tries a link (`](`), an autolink or tag (`<`) and emphasis
+/// (`*`, `_`) before a code span, and each can swallow the run or end just before it.
 fn quote_imports(text: &str) -> String {
     if !text.contains('@') {
         return text.to_owned();
     }
-    let fence = "`".repeat(longest_backtick_run(text) + 1);
-    let mut out = String::with_capacity(text.len() + 8);
-    let mut in_span: Option<usize> = None;
-    let mut rest = text;
-    let mut at_word_start = true;
-    // The word so far holds an `@`: an email address, after which a Markdown lexer starts
-    // a new text token (`a@b.co@~/x` imports `~/x`).
+    let spans_hold = !text.contains(['<', '*', '_']) && !text.contains("](");
+    let mut out = String::with_capacity(text.len() + 4);
+    // The backtick run that opened the code span we are in; tracked only while spans hold.
+    let mut span: Option<usize> = None;
+    let mut boundary = Boundary::Start;
+    // The word so far holds an `@`: an email address, after which a token may start.
     let mut after_email = false;
+    let mut rest = text;
     while let Some(c) = rest.chars().next() {
-        if c == '\\' && in_span.is_none() {
+        if c == '\\' && span.is_none() {
             let escaped = rest[1..].chars().next().filter(char::is_ascii_punctuation);
             let len = 1 + escaped.map_or(0, char::len_utf8);
             out.push_str(&rest[..len]);
             rest = &rest[len..];
-            at_word_start = true;
+            // An escaped character is a token of its own: `\@` is inert, and a token may
+            // start after `\(` or `\\`.
+            boundary = if escaped.is_some() {
+                Boundary::TokenEnd
+            } else {
+                Boundary::Inside
+            };
             after_email = after_email || escaped == Some('@');
             continue;
         }
         if c == '`' {
             let run = rest.chars().take_while(|&b| b == '`').count();
-            match in_span {
-                Some(open) if open == run => in_span = None,
-                None if closes(&rest[run..], run) => in_span = Some(run),
-                _ => {}
-            }
+            boundary = match span {
+                Some(open) if open == run => {
+                    span = None;
+                    Boundary::TokenEnd
+                }
+                Some(_) => Boundary::Inside,
+                None if spans_hold && closes(&rest[run..], run) => {
+                    span = Some(run);
+                    Boundary::Inside
+                }
+                None => Boundary::TokenEnd,
+            };
             out.push_str(&rest[..run]);
             rest = &rest[run..];
-            at_word_start = true;
             continue;
         }
-        if c == '@' && (at_word_start || after_email) && in_span.is_none() {
-            let end = rest.find(char::is_whitespace).unwrap_or(rest.len());
-            let word = &rest[..end];
-            if word.len() > 1 {
-                // A span glued to a run before it would make one longer run.
-                if out.ends_with('`') {
-                    out.push(' ');
-                }
-                let pad = if word.ends_with('`') { " " } else { "" };
-                out.push_str(&fence);
-                out.push_str(word);
-                out.push_str(pad);
-                out.push_str(&fence);
-                rest = &rest[end..];
-                at_word_start = false;
-                continue;
+        if c == '@' && rest[1..].chars().next().is_some_and(|n| !n.is_whitespace()) {
+            let exposed = match boundary {
+                Boundary::Start => true,
+                Boundary::TokenEnd => span.is_none(),
+                Boundary::Inside => after_email && span.is_none(),
+            };
+            if exposed {
+                out.push('\\');
             }
         }
         out.push(c);
         rest = &rest[c.len_utf8()..];
-        at_word_start = ends_a_token(c);
+        boundary = if c.is_whitespace() {
+            Boundary::Start
+        } else if ends_a_token(c) {
+            Boundary::TokenEnd
+        } else {
+            Boundary::Inside
+        };
         after_email = !c.is_whitespace() && (after_email || c == '@');
     }
     out
 }
 
+/// What stands right before a character, for whether an `@` there starts an import.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Boundary {
+    /// The start of the text or whitespace: matched in the raw text, code spans included.
+    Start,
+    /// A character after which marked can start a new text token.
+    TokenEnd,
+    /// The middle of a token.
+    Inside,
+}
+
 /// Whether a text token can start right after `c`.
 pub(crate) fn ends_a_token(c: char) -> bool {
-    c.is_whitespace() || matches!(c, '`' | '*' | '_' | '~' | ')' | ']' | '>')
+    c.is_whitespace() || matches!(c, '`' | '*' | '_' | '~' | ')' | ']' | '[' | '>')
 }
 
 /// Whether `rest` holds a backtick run of exactly `len`, which would close a span opened by
 /// a run of that length.
 fn closes(rest: &str, len: usize) -> bool {
     rest.split(|c| c != '`').any(|run| run.len() == len)
-}
-
-fn longest_backtick_run(text: &str) -> usize {
-    text.split(|c| c != '`').map(str::len).max().unwrap_or(0)
 }
 
 /// Escapes a marker at the start of a bullet's text that Markdown would read as structure:

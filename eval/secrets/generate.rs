@@ -1,19 +1,26 @@
-//! The generator of the secrets evaluation set: expands each template of `plants.tsv` into a
-//! fake credential from a fixed seed, so no literal secret is kept anywhere in the
+//! The generator of the secrets evaluation set: expands each template of `plants.tsv` (the
+//! shapes the rules were written against) and `held.tsv` (shapes held out from that work)
+//! into a fake credential from a fixed seed, so no literal secret is kept anywhere in the
 //! repository and every run plants the same strings.
 //!
 //! It only builds values (plants and the substrings that must not leak); the evaluation
 //! itself, which plants them in transcripts and runs the binary, is `tests/it/secrets.rs`.
 
-/// The templates, one `kind<TAB>template` a line (`#` starts a comment).
-pub const PLANTS_TSV: &str = include_str!("plants.tsv");
+/// The templates, one `kind<TAB>template` a line (`#` starts a comment), by file: the
+/// shapes the rules were tuned on, then the held-out ones.
+pub const FILES: [(&str, &str); 2] = [
+    ("plants.tsv", include_str!("plants.tsv")),
+    ("held.tsv", include_str!("held.tsv")),
+];
 
 /// One planted credential in its line of context.
 #[derive(Debug, Clone)]
 pub struct Plant {
-    /// The kind named in `plants.tsv` (one kind can have several templates).
+    /// The file the template comes from (`plants.tsv` or `held.tsv`).
+    pub file: &'static str,
+    /// The kind named in the file (one kind can have several templates).
     pub kind: String,
-    /// The template's line number in `plants.tsv`, for messages.
+    /// The template's line number in its file, for messages.
     pub line: usize,
     /// The context with the secrets in it (may hold line breaks).
     pub text: String,
@@ -23,24 +30,35 @@ pub struct Plant {
     pub needles: Vec<String>,
 }
 
-/// Every template, expanded with seeds derived from `salt` (use a different salt for each
-/// place a plant goes, so each copy can be told apart).
+/// Every template of every file, expanded with seeds derived from `salt` (use a different
+/// salt for each place a plant goes, so each copy can be told apart).
 #[must_use]
 pub fn plants(salt: u64) -> Vec<Plant> {
-    PLANTS_TSV
-        .lines()
-        .enumerate()
-        .filter(|(_, l)| !l.trim().is_empty() && !l.starts_with('#'))
-        .map(|(i, l)| {
-            let (kind, template) = l
-                .split_once('\t')
-                .unwrap_or_else(|| panic!("line {}", i + 1));
-            expand(kind, i + 1, &template.replace("\\n", "\n"), salt)
-        })
-        .collect()
+    let mut plants = Vec::new();
+    for (index, (file, tsv)) in FILES.into_iter().enumerate() {
+        // The files' lines seed apart, so two files never plant the same string.
+        let lines_before = index * 100_000;
+        plants.extend(
+            tsv.lines()
+                .enumerate()
+                .filter(|(_, l)| !l.trim().is_empty() && !l.starts_with('#'))
+                .map(|(i, l)| {
+                    let (kind, template) = l
+                        .split_once('\t')
+                        .unwrap_or_else(|| panic!("{file}:{}", i + 1));
+                    let template = template.replace("\\n", "\n");
+                    let mut plant = expand(kind, &template, salt, lines_before + i + 1);
+                    (plant.file, plant.line) = (file, i + 1);
+                    plant
+                }),
+        );
+    }
+    plants
 }
 
-fn expand(kind: &str, line: usize, template: &str, salt: u64) -> Plant {
+/// Expands one template; `line` seeds it (and names it in a panic until the caller sets
+/// the plant's file and line).
+fn expand(kind: &str, template: &str, salt: u64, line: usize) -> Plant {
     let mut text = String::new();
     let mut secrets = 0;
     let mut needles = Vec::new();
@@ -86,6 +104,7 @@ fn expand(kind: &str, line: usize, template: &str, salt: u64) -> Plant {
     needles.sort();
     needles.dedup();
     Plant {
+        file: "",
         kind: kind.to_owned(),
         line,
         text,

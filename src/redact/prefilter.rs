@@ -35,6 +35,7 @@ const FREQUENT_KEYWORDS: &[&str] = &[
     "://",
     "private key",
     "sk-",
+    "sk",
     "auth",
     "key-",
 ];

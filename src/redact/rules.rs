@@ -30,15 +30,19 @@
 //! `dockerhub`-style PATs; `linear-key` from `linear-api-key`; `heroku-key` from
 //! `heroku-api-key` and `heroku-api-key-v2`; `grafana-token` from `grafana-api-key`,
 //! `grafana-cloud-api-token` and `grafana-service-account-token`; `postman-key` from
-//! `postman-api-token`; the AWS key id takes any upper-case letters and digits, where
-//! gitleaks takes base32. `aws-secret-key`, `url-password`, `url-token` (a key as a URL's
-//! user part, such as a Sentry DSN), `passphrase` and `secret` (a secret named in a
-//! sentence) are our own, as are the extensions of the assignment rules: any suffix after
-//! the secret word (`SECRET_KEY_BASE`, `private_key_id`), `AccountKey` and `auth`, quoted
-//! values with spaces, and letters-only values that read as generated or stand alone on an
-//! `.env` or YAML line. The prefixes are loosened where
-//! gitleaks pins exact lengths, because a transcript often holds a key the user truncated
-//! or a newer format, and a prefix such as `ghp_` is evidence enough.
+//! `postman-api-token`; `twilio-api-key` from `twilio-api-key` (with its entropy floor); the
+//! AWS key id takes any upper-case letters and digits, where gitleaks takes base32.
+//! `aws-secret-key`, `url-password`, `url-token` (a key as a URL's user part, such as a
+//! Sentry DSN), `twilio-auth-token` (32 hex digits named after the word `twilio`),
+//! `passphrase` and `secret` (a secret named in a sentence) are our own, as are the short
+//! `pw`/`pass` keys, `user / password` pairs after a login label, and the extensions of the
+//! assignment rules: any suffix after the secret word (`SECRET_KEY_BASE`,
+//! `private_key_id`), `AccountKey` and `auth`, quoted values with spaces, letters-only
+//! values that read as generated or stand alone on an `.env` or YAML line, labels between
+//! the key and its value, and bare values taken whole up to whitespace (`value`). The
+//! prefixes are loosened where gitleaks pins exact lengths, because a transcript often
+//! holds a key the user truncated or a newer format, and a prefix such as `ghp_` is
+//! evidence enough.
 
 use std::ops::Range;
 use std::sync::LazyLock;
@@ -46,6 +50,7 @@ use std::sync::LazyLock;
 use regex::Regex;
 
 use super::compile;
+use super::value::{after_labels, whole_bare_value};
 
 /// Decides what part of a candidate value is a secret, or that it is not one. It gets
 /// the whole text so it can look at the characters around the value (a quote before it).
@@ -310,6 +315,22 @@ pub(super) const SPECS: &[Spec] = &[
         accept: keep,
     },
     Spec {
+        kind: "twilio-api-key",
+        keywords: &["sk"],
+        pattern: Pattern::Regex(r"(?-u:\b)SK[0-9a-fA-F]{32}(?-u:\b)"),
+        accept: high_entropy,
+    },
+    Spec {
+        kind: "twilio-auth-token",
+        keywords: &["twilio"],
+        // The auth token is 32 hex digits with no prefix: it needs its name, after the word
+        // `twilio` (the account SID beside it, `AC` and 32 hex digits, is no secret).
+        pattern: Pattern::Regex(
+            r#"(?i:twilio)[^\r\n]{0,40}?(?i:auth)[ _-]?(?i:token)\\?["']?\*{0,2}(?:[ \t]*(?::=|=>|=|:)[ \t]*|[ \t]+(?:is[ \t]+)?)\\?["']?([0-9a-fA-F]{32})(?-u:\b)"#,
+        ),
+        accept: keep,
+    },
+    Spec {
         kind: "url-token",
         keywords: &["://"],
         // A key as the whole user part of a URL (a Sentry DSN, `https://<token>@host`).
@@ -378,9 +399,30 @@ pub(super) const SPECS: &[Spec] = &[
     },
     Spec {
         kind: "password",
-        keywords: &["pass", "pwd"],
+        keywords: &["pass", "pwd", "pw"],
         pattern: Pattern::Regex(assignment!(
-            "(?:[Pp]ass(?:wd|word|code)|PASS(?:WD|WORD|CODE)|[Pp]wd|PWD|[_.-](?:[Pp]ass|PASS))(?:[_.-][A-Za-z0-9]+|[A-Z][a-z0-9]+)*"
+            "(?:[Pp]ass(?:wd|word|code)|PASS(?:WD|WORD|CODE)|[Pp]wd|PWD|[_.-](?:[Pp]ass|PASS|[Pp][Ww]|PW))(?:[_.-][A-Za-z0-9]+|[A-Z][a-z0-9]+)*"
+        )),
+        accept: password_value,
+    },
+    Spec {
+        kind: "password",
+        keywords: &["pass", "pw"],
+        // `pass` is a word too ("tests pass: 42"), so as a key it must stand where a key
+        // does: first on a line (after a list marker and labels such as `wifi: `), after
+        // `{ ( , ; |`, or quoted. `pw` is no word: it is a key wherever it starts one.
+        pattern: Pattern::Regex(assignment!(
+            "(?:(?:(?m:^)[ \t]*(?:[-*+>][ \t]+)?(?:[^\\s:\"'`=][^\\r\\n:\"'`=]{0,30}:[ \t]+){0,3}|[{(,;|][ \t]*)\\\\?[\"']?(?:[Pp][Ww]|PW|[Pp]ass|PASS)|(?-u:\\b)(?:[Pp][Ww]|PW))"
+        )),
+        accept: short_password_value,
+    },
+    Spec {
+        kind: "password",
+        keywords: &["login", "logon", "cred", "user"],
+        // `login: admin / Tr0ub4dor&3`: a user and a password after a login label.
+        pattern: Pattern::Regex(concat!(
+            r#"(?-u:\b)(?:[Ll]og(?:in|on)|LOG(?:IN|ON)|[Cc]red(?:s|entials?)?|CRED(?:S|ENTIALS?)?|(?:[Uu]ser(?:name)?|USER(?:NAME)?)[ \t]*/[ \t]*(?:[Pp]ass(?:word)?|PASS(?:WORD)?|[Pp]wd?|PWD?))\*{0,2}[ \t]*[:=]\*{0,2}[ \t]*["']?[^\s/"'`]{1,64}["']?[ \t]*/[ \t]*"#,
+            value!()
         )),
         accept: password_value,
     },
@@ -464,6 +506,43 @@ fn token_value(text: &str, value: Range<usize>) -> Option<Range<usize>> {
     credential_value(text, value, &TOKEN)
 }
 
+/// After `pw:` or `pass:`, which are also words, a bare word must look generated even
+/// alone on its line.
+fn short_password_value(text: &str, value: Range<usize>) -> Option<Range<usize>> {
+    credential_value(
+        text,
+        value,
+        &Shape {
+            digits_only_ok: false,
+            lone_word_ok: false,
+            ..PASSWORD
+        },
+    )
+}
+
+/// gitleaks' entropy floor for keys with a short fixed prefix: `SK` and 32 zeros is no key.
+fn high_entropy(text: &str, value: Range<usize>) -> Option<Range<usize>> {
+    (shannon_entropy(&text[value.clone()]) >= 3.0).then_some(value)
+}
+
+/// Bits per character of `s`, as gitleaks computes it.
+fn shannon_entropy(s: &str) -> f64 {
+    let mut counts = [0u32; 256];
+    for b in s.bytes() {
+        counts[usize::from(b)] += 1;
+    }
+    #[allow(clippy::cast_precision_loss)]
+    let len = s.len() as f64;
+    counts
+        .iter()
+        .filter(|&&n| n > 0)
+        .map(|&n| {
+            let p = f64::from(n) / len;
+            -p * p.log2()
+        })
+        .sum()
+}
+
 /// After `--password`, a bare word is the password: code does not pass flags identifiers.
 fn password_flag(text: &str, value: Range<usize>) -> Option<Range<usize>> {
     credential_value(
@@ -494,30 +573,50 @@ struct Shape {
     digits_only_ok: bool,
     /// Whether an unquoted value of only letters, `_`, `.` and `-` can be a secret.
     bare_word_ok: bool,
+    /// Whether such a value can be a secret when it stands alone after its key on an
+    /// `.env` or YAML line, or after an upper-case environment variable.
+    lone_word_ok: bool,
 }
 
 const PASSWORD: Shape = Shape {
     min_chars: 4,
     digits_only_ok: true,
     bare_word_ok: false,
+    lone_word_ok: true,
 };
 
 const TOKEN: Shape = Shape {
     min_chars: 8,
     digits_only_ok: false,
     bare_word_ok: false,
+    lone_word_ok: true,
 };
 
 /// The filters of gitleaks' `generic-api-key` allowlist, applied to the value of a
-/// `key = value` assignment, a flag or a header.
-fn credential_value(text: &str, mut value: Range<usize>, shape: &Shape) -> Option<Range<usize>> {
-    let quoted = text[..value.start].ends_with(['"', '\'', '`']);
-    if !quoted {
-        // A bare value at the end of a sentence keeps its full stop.
-        while value.end > value.start && text.as_bytes()[value.end - 1] == b'.' {
-            value.end -= 1;
-        }
+/// `key = value` assignment, a flag or a header. A bare value is taken whole, up to
+/// whitespace (`value::whole_bare_value`); when it is a label (`password: nas: hunter2`),
+/// the value after the labels is tried first.
+fn credential_value(text: &str, value: Range<usize>, shape: &Shape) -> Option<Range<usize>> {
+    if text[..value.start].ends_with(['"', '\'', '`']) {
+        return checked_value(text, value, true, shape);
     }
+    let after = after_labels(text, &value).and_then(|(after, quoted)| {
+        let after = if quoted {
+            after
+        } else {
+            whole_bare_value(text, &after)
+        };
+        checked_value(text, after, quoted, shape)
+    });
+    after.or_else(|| checked_value(text, whole_bare_value(text, &value), false, shape))
+}
+
+fn checked_value(
+    text: &str,
+    value: Range<usize>,
+    quoted: bool,
+    shape: &Shape,
+) -> Option<Range<usize>> {
     let s = &text[value.clone()];
     let rejected = s.chars().count() < shape.min_chars
         || s.contains("://")
@@ -530,20 +629,29 @@ fn credential_value(text: &str, mut value: Range<usize>, shape: &Shape) -> Optio
             && !shape.bare_word_ok
             && is_identifier(s)
             && !random_letters(s)
-            && !whole_line_assignment(text, &value)
-            && !env_assignment(text, &value))
+            && !(shape.lone_word_ok
+                && (whole_line_assignment(text, &value) || env_assignment(text, &value))))
         || (!quoted && is_code(text, &value));
     (!rejected).then_some(value)
 }
 
 /// An unquoted value that reads as code rather than data: `token::Paren`,
-/// `self.dot2_token`, `parenthesized!`, `localStorage.getItem(…)`, `__u32`.
+/// `self.dot2_token`, `parenthesized!(…)`, `localStorage.getItem(…)`, `Option<String>`,
+/// `vec![…]`, `__u32`. A `!` ending a value followed by nothing is a password's.
 fn is_code(text: &str, value: &Range<usize>) -> bool {
     let s = &text[value.clone()];
     let identifier = |part: &str| {
         part.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_')
             && part.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_')
     };
+    let name = s
+        .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == '.'))
+        .unwrap_or(s.len());
+    let called = name > 0
+        && s[..name].split('.').all(identifier)
+        && s[name..]
+            .trim_start_matches('!')
+            .starts_with(['(', '<', '[', '{']);
     let primitive = s
         .trim_start_matches('_')
         .strip_prefix(['i', 'u', 'f'])
@@ -552,7 +660,9 @@ fn is_code(text: &str, value: &Range<usize>) -> bool {
         });
     s.contains("::")
         || text[value.end..].starts_with('(')
-        || s.strip_suffix('!').is_some_and(identifier)
+        || called
+        || (s.strip_suffix('!').is_some_and(identifier)
+            && text[value.end..].starts_with(['(', '[', '{']))
         || (s.contains('.') && s.split('.').all(identifier))
         || primitive
 }
@@ -629,17 +739,23 @@ fn is_identifier(s: &str) -> bool {
 }
 
 /// Letters that read as generated rather than as a word: a capital after a small letter
-/// (`LrmhVTng`), or eight or more capitals. Dotted or slashed names stay code.
+/// (`LrmhVTng`), or eight or more capitals; with `-` or `_` among them, two such capitals
+/// (`KMZK-IeWZeclmH`, not `my_getToken`). Dotted or slashed names stay code.
 fn random_letters(s: &str) -> bool {
     let bytes = s.as_bytes();
     let letters_only = bytes.iter().all(u8::is_ascii_alphabetic);
-    let camel_hump = bytes
+    let humps = bytes
         .windows(2)
-        .any(|w| w[0].is_ascii_lowercase() && w[1].is_ascii_uppercase());
-    letters_only
-        && (camel_hump
+        .filter(|w| w[0].is_ascii_lowercase() && w[1].is_ascii_uppercase())
+        .count();
+    let joined_letters = bytes
+        .iter()
+        .all(|&b| b.is_ascii_alphabetic() || b == b'-' || b == b'_');
+    (letters_only
+        && (humps > 0
             || s.len() >= 16
-            || (s.len() >= 8 && bytes.iter().all(u8::is_ascii_uppercase)))
+            || (s.len() >= 8 && bytes.iter().all(u8::is_ascii_uppercase))))
+        || (joined_letters && humps >= 2)
 }
 
 /// `SMTP_PASSWORD=value`: an environment variable's value is data whatever its letters.

@@ -877,3 +877,244 @@ fn a_key_split_across_a_line_break_is_redacted_whole() {
     let prose = "the deploy uses version2\nThen we ship it";
     assert_eq!(redact(prose), prose);
 }
+
+/// Issue 17: the shapes a session measured leaking, each with the text around it intact.
+fn assert_redacted(cases: &[(&str, String, &str, &str)]) {
+    for (before, secret, after, kind) in cases {
+        let text = format!("{before}{secret}{after}");
+        assert_eq!(
+            redact(&text),
+            format!("{before}[REDACTED:{kind}]{after}"),
+            "{text:?}"
+        );
+    }
+}
+
+#[test]
+fn short_password_labels_are_keys_but_not_in_prose() {
+    let pw = |seed| format!("Hx{}7!", alnum(seed, 8));
+    assert_redacted(&[
+        ("pw: ", pw(130), "\nnext", "password"),
+        ("Pw = ", pw(131), "", "password"),
+        ("PW=", pw(132), "", "password"),
+        ("DB_PW=", pw(133), "", "password"),
+        ("pwd=", pw(134), "", "password"),
+        ("passwd: ", pw(135), "", "password"),
+        (
+            "{\"user\": \"bob\", \"pass\": \"",
+            pw(136),
+            "\"}",
+            "password",
+        ),
+        ("{'pw': '", pw(137), "'}", "password"),
+        ("user: bob, pass: ", pw(138), "", "password"),
+        ("  - pass: ", pw(139), "", "password"),
+        ("wifi: pw: ", "hunter2xyz".to_owned(), "", "password"),
+        ("Keeps pw: ", pw(129), " in the drawer", "password"),
+        ("creds: bob / ", "KMZK-IeWZeclmH".to_owned(), "", "password"),
+    ]);
+    let cases = [
+        "pass the salt",
+        "Tests pass: 42 of 50",
+        "I'll pass: thanks anyway",
+        "All checks pass: lint, tests and docs.",
+        "The pw reset flow sends two emails.",
+        "pass: true",
+        "Pass: everything went fine",
+        "bypass: hunter2xyz",
+        "compass = north22",
+        "pw: see the vault",
+        "Keeps pass: tomorrow",
+        "password: my_getToken here",
+    ];
+    for case in cases {
+        assert_eq!(scan(case), vec![], "{case:?}");
+    }
+}
+
+#[test]
+fn the_value_at_the_end_of_a_label_chain_is_redacted() {
+    assert_redacted(&[
+        (
+            "- home nas: password: ",
+            "S3cretValue!".to_owned(),
+            "",
+            "password",
+        ),
+        ("Password: ", "LetMeIn!".to_owned(), "\n", "password"),
+        ("password: nas: ", "hunter2xyz".to_owned(), "", "password"),
+        (
+            "password: home nas: ",
+            "hunter2xyz".to_owned(),
+            "",
+            "password",
+        ),
+        (
+            "- home token: password: ",
+            "hunter2xyz".to_owned(),
+            "",
+            "password",
+        ),
+        ("prod db: pass: ", alnum(140, 14), "", "password"),
+        ("api_key: staging: ", alnum(141, 24), "", "token"),
+        ("secret: prod: \"", alnum(142, 20), "\"", "token"),
+    ]);
+    let cases = [
+        "password: see below: it is on paper",
+        "token: type: string",
+        "let bracket_token = bracketed!(content in input);",
+        "token: vec![1, 2]",
+    ];
+    for case in cases {
+        assert_eq!(scan(case), vec![], "{case:?}");
+    }
+}
+
+#[test]
+fn a_user_and_password_pair_after_a_login_label_loses_its_password() {
+    assert_redacted(&[
+        ("login: admin / ", "Tr0ub4dor&3".to_owned(), "", "password"),
+        ("Login: admin / ", alnum(150, 12), "\n", "password"),
+        (
+            "creds: bob / ",
+            format!("x{}#9", alnum(151, 10)),
+            "",
+            "password",
+        ),
+        (
+            "user/pass: bob / ",
+            alnum(152, 12),
+            " for staging",
+            "password",
+        ),
+        (
+            "- router credentials: deploy / ",
+            alnum(153, 14),
+            "",
+            "password",
+        ),
+        ("login: bob@example.org/", alnum(154, 12), "", "password"),
+        (
+            "Username/Password: \"bob\" / \"",
+            "Tr0ub4dor&3".to_owned(),
+            "\"",
+            "password",
+        ),
+    ]);
+    let cases = [
+        "login: admin/dashboard",
+        "the login / logout buttons",
+        "login: see the wiki / ask Bob",
+        "creds: bob / secret",
+        "user/pass: bob / ${PASSWORD}",
+    ];
+    for case in cases {
+        assert_eq!(scan(case), vec![], "{case:?}");
+    }
+}
+
+#[test]
+fn twilio_api_keys_and_auth_tokens_go_but_account_sids_stay() {
+    let hex = |seed| chars_from(HEX, seed, 32);
+    assert_redacted(&[
+        (
+            "Twilio API key ",
+            format!("SK{}", hex(160)),
+            " for SMS",
+            "twilio-api-key",
+        ),
+        (
+            "TWILIO_API_KEY=",
+            format!("SK{}", hex(161)),
+            "\n",
+            "twilio-api-key",
+        ),
+        (
+            "twilio auth token ",
+            hex(162),
+            " for SMS",
+            "twilio-auth-token",
+        ),
+        ("My Twilio auth token: ", hex(163), "", "twilio-auth-token"),
+        ("TWILIO_AUTH_TOKEN=", hex(164), "\n", "twilio-auth-token"),
+    ]);
+    let cases = [
+        format!("TWILIO_ACCOUNT_SID=AC{}", hex(165)),
+        format!("the account sid is AC{} for the EU project", hex(166)),
+        format!("SK{}", "0".repeat(32)),
+        format!("DESK{}", hex(167)),
+    ];
+    for case in cases {
+        assert_eq!(scan(&case), vec![], "{case:?}");
+    }
+}
+
+#[test]
+fn a_key_continued_with_a_backslash_is_redacted_across_its_lines() {
+    let head = format!("{}{}", "sk-proj-", chars_from(URLSAFE, 170, 40));
+    let tail = chars_from(URLSAFE, 171, 40);
+    let more = chars_from(URLSAFE, 172, 30);
+    let cases = [
+        (
+            format!("export OPENAI_API_KEY={head}\\\n{tail}\nnext"),
+            "export OPENAI_API_KEY=[REDACTED:openai-api-key]\nnext",
+        ),
+        (
+            format!("export OPENAI_API_KEY={head}\\\r\n{tail}\\\n{more}"),
+            "export OPENAI_API_KEY=[REDACTED:openai-api-key]",
+        ),
+        (
+            format!("API_TOKEN={}\\\n{}", alnum(173, 12), alnum(174, 12)),
+            "API_TOKEN=[REDACTED:token]",
+        ),
+    ];
+    for (text, want) in cases {
+        assert_eq!(redact(&text), want, "{text:?}");
+    }
+    // A shell line continued between words is not joined into one.
+    let shell = "docker run \\\n  --rm image \\\n  sh";
+    assert_eq!(redact(shell), shell);
+}
+
+#[test]
+fn a_bare_value_runs_to_whitespace_symbols_and_all() {
+    assert_redacted(&[
+        ("password: ", "Tr0ub4dor&3".to_owned(), "", "password"),
+        (
+            "DB_PASS=",
+            format!("{}&({})", alnum(180, 8), alnum(181, 4)),
+            "\n",
+            "password",
+        ),
+        (
+            "password: ",
+            format!("{}&{};{},x", alnum(182, 6), alnum(183, 3), alnum(188, 3)),
+            " ok",
+            "password",
+        ),
+        (
+            "my password is ",
+            "Tr0ub4dor&3".to_owned(),
+            " now",
+            "secret",
+        ),
+        (
+            "token=",
+            format!("{}&{}", alnum(184, 16), alnum(185, 4)),
+            "",
+            "token",
+        ),
+        ("(password: ", "Xyz12345".to_owned(), ")", "password"),
+        ("password: ", "Xyz12345".to_owned(), ", then", "password"),
+        ("?user=bob&password=", alnum(186, 12), "&next=/", "password"),
+        ("token=", alnum(187, 32), "&page=2", "token"),
+    ]);
+    let cases = [
+        "token: Option<String>,",
+        "password = input(\"Password: \")",
+        "token: localStorage.getItem2('t'), force_pass: true/false",
+    ];
+    for case in cases {
+        assert_eq!(scan(case), vec![], "{case:?}");
+    }
+}

@@ -599,12 +599,13 @@ fn print_table(title: &str, rows: &std::collections::BTreeMap<String, Tally>) {
     );
 }
 
-/// The evaluation: every template of `eval/secrets/plants.tsv` planted in each place, run
-/// through the real binary against the loopback mock (a model that quotes every plant back
-/// as a fact, accepted in review, then a second run that sends the known facts back).
-/// Prints per kind and per place how many plants reached a request body, a written file
-/// (memory.md, CLAUDE.md, their backups, anything else outside the transcripts and the
-/// state directory) and the ledger's directory; each must be 0.
+/// The evaluation: every template of `eval/secrets/plants.tsv` and `held.tsv` planted in
+/// each place, run through the real binary against the loopback mock (a model that quotes
+/// every plant back as a fact, accepted in review, then a second run that sends the known
+/// facts back). Prints per file, per kind and per place how many plants reached a request
+/// body, a written file (memory.md, CLAUDE.md, their backups, anything else outside the
+/// transcripts and the state directory) and the ledger's directory. Each must be 0 for
+/// `plants.tsv`; the leaks of the held-out `held.tsv` are printed, not failed on.
 #[test]
 fn eval_no_planted_secret_reaches_a_request_a_file_or_the_ledger() {
     let env = TestEnv::new();
@@ -660,9 +661,10 @@ fn eval_no_planted_secret_reaches_a_request_a_file_or_the_ledger() {
             written.push((file, bytes));
         }
     }
-    let mut by_kind = std::collections::BTreeMap::<String, Tally>::new();
-    let mut by_place = std::collections::BTreeMap::<String, Tally>::new();
-    let mut leaks = Vec::new();
+    // Per file (tuned on, held out), per kind and per place.
+    let mut by_kind = std::collections::BTreeMap::<(&str, String), Tally>::new();
+    let mut by_place = std::collections::BTreeMap::<(&str, String), Tally>::new();
+    let mut leaks = std::collections::BTreeMap::<&str, Vec<String>>::new();
     for (place, plants) in planted.iter().enumerate() {
         for p in plants {
             let found = |hay: &[u8]| p.needles.iter().any(|n| contains(hay, n));
@@ -678,25 +680,42 @@ fn eval_no_planted_secret_reaches_a_request_a_file_or_the_ledger() {
                 ledger: usize::from(in_ledger),
             };
             if in_request || in_file.is_some() || in_ledger {
-                leaks.push(format!(
-                    "{} (plants.tsv:{}) in {}: request {in_request}, file {:?}, ledger {in_ledger}",
-                    p.kind, p.line, PLACES[place], in_file
+                leaks.entry(p.file).or_default().push(format!(
+                    "{} ({}:{}) in {}: request {in_request}, file {:?}, ledger {in_ledger}",
+                    p.kind, p.file, p.line, PLACES[place], in_file
                 ));
             }
-            by_kind.entry(p.kind.clone()).or_default().add(t);
+            by_kind.entry((p.file, p.kind.clone())).or_default().add(t);
             by_place
-                .entry(format!("{place} {}", PLACES[place]))
+                .entry((p.file, format!("{place} {}", PLACES[place])))
                 .or_default()
                 .add(t);
         }
     }
-    print_table("kind", &by_kind);
-    print_table("place", &by_place);
+    for (file, _) in generate::FILES {
+        let of_file = |rows: &std::collections::BTreeMap<(&str, String), Tally>| {
+            rows.iter()
+                .filter(|((f, _), _)| *f == file)
+                .map(|((_, name), t)| (name.clone(), *t))
+                .collect()
+        };
+        println!("\n{file}");
+        print_table("kind", &of_file(&by_kind));
+        print_table("place", &of_file(&by_place));
+    }
+    // The held-out shapes are measured, not required: a rule tuned to them would no longer
+    // measure anything.
+    let held = leaks.remove("held.tsv").unwrap_or_default();
+    println!("\nheld.tsv: {} leaks", held.len());
+    for leak in &held {
+        println!("  {leak}");
+    }
+    let tuned = leaks.remove("plants.tsv").unwrap_or_default();
     assert!(
-        leaks.is_empty(),
+        tuned.is_empty(),
         "{} leaks:\n{}",
-        leaks.len(),
-        leaks.join("\n")
+        tuned.len(),
+        tuned.join("\n")
     );
     // The facts were written, with their secrets redacted (not dropped unseen).
     let memory = env.memory();

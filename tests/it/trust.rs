@@ -637,7 +637,7 @@ fn status_reads_the_last_run_recorded_by_the_previous_release() {
 // Nothing in a bullet is read by Claude Code as structure.
 
 /// Claude Code 2.1.197 expands `@~/path` in memory.md into the file's contents (checked
-/// against the CLI with a loopback mock), but not inside a code span; a bullet starting
+/// against the CLI with a loopback mock), but not after a backslash; a bullet starting
 /// with `- ` would render as a nested list. Text that is not a bullet is the user's own and
 /// stays verbatim, imports included.
 #[test]
@@ -655,7 +655,7 @@ fn a_bullet_never_imports_a_file_nests_a_list_or_hides_characters() {
 
     let memory = env.memory();
     assert!(
-        memory.contains("- Keeps the team token in `@~/.config/gh/hosts.yml` for scripts.\n"),
+        memory.contains("- Keeps the team token in \\@~/.config/gh/hosts.yml for scripts.\n"),
         "{memory}"
     );
     assert!(memory.contains("- \\- Reads Always.\n"), "{memory}");
