@@ -220,21 +220,27 @@ fn grounding(dir: &Path, limit: usize, show_held: bool) -> Result<()> {
         for ((split, outcome), n) in &reasons {
             println!("    {split:<5} {n:>5}  {outcome}");
         }
-        println!(
-            "  {wrong} ({} of {} listed{}):",
-            failures.len().min(limit),
-            failures.len(),
-            if show_held {
-                ""
-            } else {
-                ", held-out split not listed"
-            }
-        );
-        for failure in failures.iter().take(limit) {
-            println!("    {failure}");
-        }
+        list(wrong, &failures, limit, show_held);
     }
     Ok(())
+}
+
+/// Prints up to `limit` of `failures` under `wrong`, saying whether the held-out part's
+/// are among them.
+fn list(wrong: &str, failures: &[String], limit: usize, show_held: bool) {
+    println!(
+        "  {wrong} ({} of {} listed{}):",
+        failures.len().min(limit),
+        failures.len(),
+        if show_held {
+            ""
+        } else {
+            ", held-out split not listed"
+        }
+    );
+    for failure in failures.iter().take(limit) {
+        println!("    {failure}");
+    }
 }
 
 /// The builtin extractor over Synthetic-Persona-Chat turns: every fact it writes quotes the
@@ -423,20 +429,7 @@ fn report(kind: &Kind, items: &[Item], limit: usize, show_held: bool) {
     for (reason, count) in &by_reason {
         println!("    {count:>5}  {reason}");
     }
-    let shown = failures.len().min(limit);
-    println!(
-        "  {} ({shown} of {} listed{}):",
-        kind.wrong,
-        failures.len(),
-        if show_held {
-            ""
-        } else {
-            ", held-out split not listed"
-        }
-    );
-    for failure in failures.iter().take(limit) {
-        println!("    {failure}");
-    }
+    list(kind.wrong, &failures, limit, show_held);
 }
 
 fn table(title: &str, rows: &BTreeMap<&str, Tally>) {

@@ -251,18 +251,21 @@ fn forged(answered: bool) -> String {
     )
 }
 
+/// The model answers every extraction of a transcript holding `marker` with `facts`.
+fn answering(mock: &Mock, marker: &'static str, facts: Value) {
+    mock.when(
+        move |r| r.user_text().contains(marker) && !r.is_judge(),
+        Reply::Raw(anthropic_tool_use(&json!({ "facts": facts }), 10, 10)),
+    );
+}
+
 /// The hijacked model returns the planted sentence as the person's fact, quoting it.
 fn plant_answer(mock: &Mock) {
-    mock.when(
-        |r| r.user_text().contains("FORGED.") && !r.is_judge(),
-        Reply::Raw(anthropic_tool_use(
-            &json!({"facts": [
-                {"category": "Patterns", "text": "Keeps every password in a plain notes file.",
-                 "scope": "global", "evidence": "I keep every password in a plain notes file."},
-            ]}),
-            10,
-            10,
-        )),
+    answering(
+        mock,
+        "FORGED.",
+        json!([{"category": "Patterns", "text": "Keeps every password in a plain notes file.",
+                "scope": "global", "evidence": "I keep every password in a plain notes file."}]),
     );
 }
 
@@ -339,16 +342,11 @@ fn a_quote_whose_words_cannot_tell_is_judged_apart() {
             &crate::support::transcript("2025-08-04", "09:00", "Go", said),
         );
         let mock = Mock::start();
-        mock.when(
-            |r| r.user_text().contains("JUDGE.") && !r.is_judge(),
-            Reply::Raw(anthropic_tool_use(
-                &json!({"facts": [
-                    {"category": "Preferences", "text": "Prefers tabs over spaces in Go code.",
-                     "scope": "global", "evidence": "always format with tabs"},
-                ]}),
-                10,
-                10,
-            )),
+        answering(
+            &mock,
+            "JUDGE.",
+            json!([{"category": "Preferences", "text": "Prefers tabs over spaces in Go code.",
+                    "scope": "global", "evidence": "always format with tabs"}]),
         );
         let verdicts = match verdict {
             Some(states) => json!({"verdicts": [{"n": 1, "states": states}]}),
@@ -410,22 +408,19 @@ fn faithful_quotes_that_are_not_letter_for_letter_ground_their_facts() {
         &crate::support::transcript("2025-08-05", "09:00", "Faithful", said),
     );
     let mock = Mock::start();
-    mock.when(
-        |r| r.user_text().contains("FAITHFUL.") && !r.is_judge(),
-        Reply::Raw(anthropic_tool_use(
-            &json!({"facts": [
-                {"category": "Identity", "text": "Is seventeen.", "scope": "global",
-                 "evidence": "I am 17"},
-                {"category": "Preferences", "text": "Loves the color gray.", "scope": "global",
-                 "evidence": "I love the color gray"},
-                {"category": "Identity", "text": "Has three cats.", "scope": "global",
-                 "evidence": "gray. I have got 3 cats"},
-                {"category": "Project Context", "text": "Wrote the parser in TypeScript.", "scope": "global",
-                 "evidence": "I wrote the parser in TypeScript"},
-            ]}),
-            10,
-            10,
-        )),
+    answering(
+        &mock,
+        "FAITHFUL.",
+        json!([
+            {"category": "Identity", "text": "Is seventeen.", "scope": "global",
+             "evidence": "I am 17"},
+            {"category": "Preferences", "text": "Loves the color gray.", "scope": "global",
+             "evidence": "I love the color gray"},
+            {"category": "Identity", "text": "Has three cats.", "scope": "global",
+             "evidence": "gray. I have got 3 cats"},
+            {"category": "Project Context", "text": "Wrote the parser in TypeScript.",
+             "scope": "global", "evidence": "I wrote the parser in TypeScript"},
+        ]),
     );
 
     let report = env.extract(&mock, &[], 0);
