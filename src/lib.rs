@@ -25,6 +25,7 @@ pub mod fact;
 pub mod fence;
 pub mod fsutil;
 pub mod ground;
+pub mod known;
 pub mod ledger;
 pub mod llm;
 pub mod merge;

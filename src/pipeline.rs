@@ -25,6 +25,7 @@ use crate::executor::{self, Answering, Flow, Work};
 use crate::fact::{Scope, Status};
 use crate::fsutil;
 use crate::ground::Grounds;
+use crate::known::{self, Known};
 use crate::ledger::{AnswerKey, FailedInput, Source, TranscriptRow};
 use crate::llm::{self, ExtractRequest, Extraction, LlmError, Provider};
 use crate::redact;
@@ -256,6 +257,9 @@ struct Run<'a> {
     /// its original, both new, send their shared turns once (from the older file, which
     /// starts first).
     claimed: std::cell::RefCell<std::collections::HashSet<String>>,
+    /// The active facts when the first request was built: what every request of the run
+    /// carries as known (`known`).
+    known: std::cell::OnceCell<Vec<crate::fact::Fact>>,
 }
 
 /// What stops a run before its end.
@@ -306,6 +310,7 @@ impl<'a> Run<'a> {
             halt: None,
             touched_facts: false,
             claimed: std::cell::RefCell::default(),
+            known: std::cell::OnceCell::new(),
         }
     }
 
@@ -536,48 +541,52 @@ impl<'a> Run<'a> {
                 .map_or_else(|| vault.clone(), |n| n.to_string_lossy().into_owned()),
             crate::vault::Kind::MemoryLoop => vault.clone(),
         };
-        let whole = transcript::render(&turns);
-        // The builtin extractor has no use for known facts, and ranking them is not free.
-        let wanted = if self.engine.cfg.llm.kind == llm::ProviderKind::Builtin {
-            0
+        let max_input = self.engine.cfg.config.llm.max_input_tokens;
+        // The builtin extractor has no use for known facts.
+        let (known, related) = if self.engine.cfg.llm.kind == llm::ProviderKind::Builtin {
+            (Known::default(), Vec::new())
         } else {
-            RELATED_FACTS
+            let known = Known::of(
+                self.known_at_start()?,
+                &vault,
+                &self.engine.prompt.categories,
+                known::BUDGET_TOKENS.min(max_input / 2),
+            );
+            // Facts this run committed since it began, that share words with the transcript.
+            let store = &self.engine.store;
+            let related: Vec<String> = store
+                .index()
+                .map_err(|e| format!("{e:#}"))?
+                .related(&transcript::render(&turns), RELATED_FACTS)
+                .into_iter()
+                .filter_map(|id| store.ledger.fact(id).ok().flatten())
+                // Another vault's facts are not this transcript's business.
+                .filter(|f| {
+                    f.status == Status::Active
+                        && (f.scope == Scope::Global || f.vault.as_deref() == Some(vault.as_str()))
+                        && !known.contains(&f.text)
+                })
+                .map(|f| f.text)
+                .collect();
+            (known, related)
         };
-        let store = &self.engine.store;
-        let known: Vec<String> = store
-            .index()
-            .map_err(|e| format!("{e:#}"))?
-            .related(&whole, wanted)
-            .into_iter()
-            .filter_map(|id| store.ledger.fact(id).ok().flatten())
-            // Another vault's facts are not this transcript's business.
-            .filter(|f| {
-                f.status == Status::Active
-                    && (f.scope == Scope::Global || f.vault.as_deref() == Some(vault.as_str()))
-            })
-            .map(|f| f.text)
-            .collect();
         let overhead = transcript::estimate_tokens(&system)
-            + known
+            + known.tokens()
+            + related
                 .iter()
                 .map(|k| transcript::estimate_tokens(k) + 2)
                 .sum::<usize>()
             + 200;
-        let budget = self
-            .engine
-            .cfg
-            .config
-            .llm
-            .max_input_tokens
-            .saturating_sub(overhead)
-            .max(500);
+        let budget = max_input.saturating_sub(overhead).max(500);
+        let known_facts: Vec<String> = known.global.into_iter().chain(known.vault).collect();
         let requests = transcript::chunks(&turns, budget)
             .into_iter()
             .map(|chunk| ExtractRequest {
                 system: system.clone(),
                 transcript: chunk,
                 categories: self.engine.prompt.categories.clone(),
-                known_facts: known.clone(),
+                known_facts: known_facts.clone(),
+                related: related.clone(),
                 vault: label.clone(),
                 date: date.clone(),
             })
@@ -585,6 +594,19 @@ impl<'a> Run<'a> {
         let _ = job.date.set(date);
         let _ = job.grounds.set(Grounds::new(&turns));
         Ok(Prepared::Ready(requests, skipped))
+    }
+
+    /// The active facts as the run's first request found them.
+    fn known_at_start(&self) -> Result<&[crate::fact::Fact], String> {
+        if let Some(facts) = self.known.get() {
+            return Ok(facts);
+        }
+        let facts = self
+            .engine
+            .store
+            .facts(&[Status::Active])
+            .map_err(|e| format!("{e:#}"))?;
+        Ok(self.known.get_or_init(|| facts))
     }
 
     /// Extracts every job through the executor; returns why the run stopped early, if it did.
@@ -631,8 +653,11 @@ impl<'a> Run<'a> {
     /// Merges one transcript's facts, writes the files they change, then marks it done.
     fn commit(&mut self, job: &Job, extraction: Extraction) -> Result<()> {
         self.touched_facts = true;
-        self.report.tokens.input += extraction.usage.input_tokens;
-        self.report.tokens.output += extraction.usage.output_tokens;
+        let tokens = &mut self.report.tokens;
+        tokens.input += extraction.usage.input_tokens;
+        tokens.output += extraction.usage.output_tokens;
+        tokens.cache_write += extraction.usage.cache_write_tokens;
+        tokens.cache_read += extraction.usage.cache_read_tokens;
         let source = Source {
             transcript: job.file.path.display().to_string(),
             date: job
@@ -710,6 +735,8 @@ impl<'a> Run<'a> {
             llm::Usage {
                 input_tokens: self.report.tokens.input,
                 output_tokens: self.report.tokens.output,
+                cache_write_tokens: self.report.tokens.cache_write,
+                cache_read_tokens: self.report.tokens.cache_read,
             },
         );
         self.report.elapsed_ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
@@ -1191,8 +1218,7 @@ async fn extract_chunks(
     for request in &requests {
         let e = provider.extract(request).await?;
         all.facts.extend(e.facts);
-        all.usage.input_tokens += e.usage.input_tokens;
-        all.usage.output_tokens += e.usage.output_tokens;
+        all.usage += e.usage;
     }
     Ok(all)
 }
@@ -1237,8 +1263,7 @@ async fn judge_unsure(
             for (i, verdict) in unsure.into_iter().zip(verdicts) {
                 judged[i] = verdict;
             }
-            extraction.usage.input_tokens += usage.input_tokens;
-            extraction.usage.output_tokens += usage.output_tokens;
+            extraction.usage += usage;
         }
         Err(e) => tracing::warn!(
             transcript = %path.display(),

@@ -179,8 +179,20 @@ impl FactCounts {
 #[derive(Debug, Clone, Copy, Default, Serialize, Deserialize, PartialEq, Eq)]
 #[serde(default)]
 pub struct Tokens {
+    /// Every input token, cached ones included.
     pub input: u64,
     pub output: u64,
+    /// Of `input`, written to the provider's prompt cache.
+    #[serde(skip_serializing_if = "no_tokens")]
+    pub cache_write: u64,
+    /// Of `input`, read from the provider's prompt cache.
+    #[serde(skip_serializing_if = "no_tokens")]
+    pub cache_read: u64,
+}
+
+#[allow(clippy::trivially_copy_pass_by_ref)]
+fn no_tokens(n: &u64) -> bool {
+    *n == 0
 }
 
 #[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq, Eq)]
@@ -337,10 +349,19 @@ impl Report {
             .cost_usd
             .map(|c| format!(", about ${c:.4}"))
             .unwrap_or_default();
+        let t = &self.tokens;
+        let cached = if t.cache_write + t.cache_read > 0 {
+            format!(
+                " ({} written to the prompt cache, {} read from it)",
+                t.cache_write, t.cache_read
+            )
+        } else {
+            String::new()
+        };
         let _ = writeln!(
             s,
-            "  llm          {} {} ({} tokens in, {} out{cost})",
-            self.provider, self.model, self.tokens.input, self.tokens.output
+            "  llm          {} {} ({} tokens in{cached}, {} out{cost})",
+            self.provider, self.model, t.input, t.output
         );
         let prompt = match (self.prompt.path.as_deref(), self.prompt.source.as_str()) {
             (None, _) => "built-in prompt".to_owned(),
@@ -498,6 +519,8 @@ mod tests {
             tokens: Tokens {
                 input: 9000,
                 output: 400,
+                cache_write: 4000,
+                cache_read: 3000,
             },
             cost_usd: Some(0.011),
             provider: "anthropic".into(),

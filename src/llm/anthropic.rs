@@ -35,11 +35,23 @@ pub fn build_request(settings: &Settings, req: &ExtractRequest) -> Value {
 /// The JSON body of one request: forced use of the ask's tool, whose input schema is the
 /// answer's.
 pub fn build_ask(settings: &Settings, ask: &Ask) -> Value {
+    // The tools, the system text and the known facts are the same for every request of a
+    // run: each ends a prefix the API caches (a prefix under the model's minimum, 1,024 to
+    // 4,096 tokens, is simply not cached).
+    let cache = json!({"type": "ephemeral"});
+    let content = if ask.cache_split > 0 && ask.cache_split < ask.user.len() {
+        json!([
+            {"type": "text", "text": &ask.user[..ask.cache_split], "cache_control": cache},
+            {"type": "text", "text": &ask.user[ask.cache_split..]},
+        ])
+    } else {
+        json!(ask.user)
+    };
     json!({
         "model": settings.model,
         "max_tokens": settings.max_output_tokens,
-        "system": ask.system,
-        "messages": [{"role": "user", "content": ask.user}],
+        "system": [{"type": "text", "text": ask.system, "cache_control": cache}],
+        "messages": [{"role": "user", "content": content}],
         "tools": [{
             "name": ask.tool,
             "description": ask.about,
@@ -106,6 +118,8 @@ fn usage(response: &Value) -> Usage {
             + count("cache_creation_input_tokens")
             + count("cache_read_input_tokens"),
         output_tokens: count("output_tokens"),
+        cache_write_tokens: count("cache_creation_input_tokens"),
+        cache_read_tokens: count("cache_read_input_tokens"),
     }
 }
 
@@ -211,6 +225,7 @@ mod tests {
             transcript: "## [09:00] User\nI use Neovim.\n".into(),
             categories: vec!["Preferences".into(), "Project Context".into()],
             known_facts: vec![],
+            related: Vec::new(),
             vault: "work".into(),
             date: "2025-06-12".into(),
         }
@@ -231,16 +246,42 @@ mod tests {
         }
     }
 
+    /// Issue 18: the known facts end a prefix the API caches; the transcript comes after.
+    #[test]
+    fn known_facts_end_a_cached_prefix_and_the_transcript_follows() {
+        let mut req = request();
+        req.known_facts = vec!["Lives in Munich.".into()];
+        req.related = vec!["Learned tonight.".into()];
+        let body = build_request(&settings(), &req);
+        let blocks = body["messages"][0]["content"].as_array().expect("blocks");
+        assert_eq!(blocks.len(), 2);
+        assert_eq!(blocks[0]["cache_control"], json!({"type": "ephemeral"}));
+        let known = blocks[0]["text"].as_str().expect("text");
+        assert!(
+            known.contains("- Lives in Munich.\n") && !known.contains("tonight"),
+            "{known}"
+        );
+        assert!(blocks[1]["cache_control"].is_null());
+        let rest = blocks[1]["text"].as_str().expect("text");
+        assert!(
+            rest.contains("- Learned tonight.") && rest.contains("<transcript"),
+            "{rest}"
+        );
+    }
+
     #[test]
     fn request_forces_the_record_facts_tool() {
         let body = build_request(&settings(), &request());
         assert_eq!(body["model"], "claude-haiku-4-5");
         assert_eq!(body["max_tokens"], 4096);
-        assert_eq!(body["system"], "Extract facts.");
+        assert_eq!(
+            body["system"],
+            json!([{"type": "text", "text": "Extract facts.", "cache_control": {"type": "ephemeral"}}])
+        );
         assert_eq!(body["messages"][0]["role"], "user");
         let content = body["messages"][0]["content"]
             .as_str()
-            .expect("string content");
+            .expect("string content: no known facts, nothing else to cache");
         assert!(content.contains("I use Neovim."));
         assert!(content.contains("<transcript vault=\"work\" untrusted=\"true\">"));
         assert_eq!(body["tools"][0]["name"], TOOL_NAME);
@@ -288,7 +329,8 @@ mod tests {
             extraction.usage,
             Usage {
                 input_tokens: 2312,
-                output_tokens: 141
+                output_tokens: 141,
+                ..Usage::default()
             }
         );
     }

@@ -180,6 +180,8 @@ pub fn parse_answer(success: bool, stdout: &str, stderr: &str) -> Result<Answere
             + count("cache_creation_input_tokens")
             + count("cache_read_input_tokens"),
         output_tokens: count("output_tokens"),
+        cache_write_tokens: count("cache_creation_input_tokens"),
+        cache_read_tokens: count("cache_read_input_tokens"),
     };
     Ok(Answered {
         said: Said::Text(result.to_owned()),
@@ -440,6 +442,7 @@ mod tests {
             transcript: "## [09:00] User\nI always indent with tabs.\n".into(),
             categories: vec!["Preferences".into()],
             known_facts: vec![],
+            related: Vec::new(),
             vault: "notes".into(),
             date: "2025-06-12".into(),
         }
@@ -454,7 +457,9 @@ mod tests {
             extraction.usage,
             Usage {
                 input_tokens: 5012,
-                output_tokens: 61
+                output_tokens: 61,
+                cache_write_tokens: 1200,
+                cache_read_tokens: 3000,
             }
         );
     }

@@ -1,6 +1,8 @@
 //! A rough cost estimate for the run report, from a small price table of current hosted
-//! models. It does not know about discounts (batch, prompt caching) or local models, and
-//! it is never used to make decisions: an unknown model simply has no estimate.
+//! models, prompt caching included (Anthropic bills a cache write at 1.25 times the input
+//! price and a read at a tenth of it; OpenAI a read at half of it, and writes as input). It
+//! does not know about batch discounts or local models, and it is never used to make
+//! decisions: an unknown model simply has no estimate.
 
 use super::Usage;
 
@@ -23,10 +25,21 @@ const PRICES: &[(&str, f64, f64)] = &[
 /// The estimated cost in USD of `usage` on `model`, or `None` for a model not in the table
 /// (local models, new releases).
 pub fn estimate_usd(model: &str, usage: Usage) -> Option<f64> {
-    let &(_, input, output) = PRICES.iter().find(|(id, _, _)| names(model, id))?;
+    let &(id, input, output) = PRICES.iter().find(|(id, _, _)| names(model, id))?;
+    let (write, read) = if id.starts_with("claude") {
+        (1.25, 0.1)
+    } else {
+        (1.0, 0.5)
+    };
+    let fresh = usage
+        .input_tokens
+        .saturating_sub(usage.cache_write_tokens + usage.cache_read_tokens);
     // Token counts stay far below 2^52, where f64 would start to round them.
-    let cost =
-        (usage.input_tokens as f64 * input + usage.output_tokens as f64 * output) / 1_000_000.0;
+    let cost = (fresh as f64 * input
+        + usage.cache_write_tokens as f64 * input * write
+        + usage.cache_read_tokens as f64 * input * read
+        + usage.output_tokens as f64 * output)
+        / 1_000_000.0;
     Some(cost)
 }
 
@@ -50,6 +63,7 @@ mod tests {
         Usage {
             input_tokens: input,
             output_tokens: output,
+            ..Usage::default()
         }
     }
 
@@ -87,5 +101,19 @@ mod tests {
         let cost = estimate_usd("claude-haiku-4-5", usage(2_000, 500)).expect("priced");
         assert!((cost - (2_000.0 * 1.0 + 500.0 * 5.0) / 1e6).abs() < 1e-12);
         assert_eq!(estimate_usd("gpt-5", Usage::default()), Some(0.0));
+    }
+
+    #[test]
+    fn cached_tokens_are_priced_as_the_providers_bill_them() {
+        let cached = Usage {
+            input_tokens: 10_000,
+            output_tokens: 0,
+            cache_write_tokens: 2_000,
+            cache_read_tokens: 6_000,
+        };
+        let claude = estimate_usd("claude-haiku-4-5", cached).expect("priced");
+        assert!((claude - (2_000.0 + 2_000.0 * 1.25 + 6_000.0 * 0.1) / 1e6).abs() < 1e-12);
+        let openai = estimate_usd("gpt-4o-mini", cached).expect("priced");
+        assert!((openai - (4_000.0 * 0.15 + 6_000.0 * 0.15 * 0.5) / 1e6).abs() < 1e-12);
     }
 }

@@ -46,6 +46,7 @@ pub fn ask(pairs: &[(String, String)]) -> Ask {
     Ask {
         system: SYSTEM.to_owned(),
         user,
+        cache_split: 0,
         tool: TOOL_NAME,
         about: "Record, for each item by its number, whether its quote states its fact.",
         schema: schema(),

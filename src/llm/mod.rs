@@ -52,8 +52,12 @@ pub struct ExtractRequest {
     pub transcript: String,
     /// The prompt's categories, in order.
     pub categories: Vec<String>,
-    /// Existing facts related to this transcript, so the model can skip or replace them.
+    /// The facts known when the run began that this transcript could repeat or update
+    /// (`known`): the same for every transcript of a run and vault, so a provider caches
+    /// them.
     pub known_facts: Vec<String>,
+    /// Facts learned since the run began that share words with this transcript.
+    pub related: Vec<String>,
     /// The vault the transcript belongs to (for the prompt's wording only).
     pub vault: String,
     /// The day the conversation took place (`YYYY-MM-DD`), so the model can write relative
@@ -69,6 +73,9 @@ pub struct Ask {
     pub user: String,
     /// The tool the model is made to call (Anthropic, OpenAI's tool mode), and the schema's
     /// name.
+    /// Where the user message's part the provider may cache ends (0: none): the known
+    /// facts, the same bytes for every request of a run.
+    pub cache_split: usize,
     pub tool: &'static str,
     /// What the tool does, as its description.
     pub about: &'static str,
@@ -82,9 +89,11 @@ impl Ask {
     /// The extraction of one chunk.
     #[must_use]
     pub fn extract(req: &ExtractRequest) -> Self {
+        let (known, rest) = contract::user_message_parts(req);
         Self {
             system: req.system.clone(),
-            user: user_message(req),
+            cache_split: known.len(),
+            user: known + &rest,
             tool: FACTS_TOOL,
             about: "Record the durable facts found in the transcript; an empty list when there are none.",
             schema: fact_schema(&req.categories),
@@ -151,8 +160,30 @@ impl Answered {
 /// Token counts as the provider reported them (zero for builtin).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Usage {
+    /// Every input token, those written to and read from the provider's prompt cache
+    /// included.
     pub input_tokens: u64,
     pub output_tokens: u64,
+    /// Of `input_tokens`, written to the prompt cache (billed above the input price).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub cache_write_tokens: u64,
+    /// Of `input_tokens`, read from the prompt cache (billed at a tenth of it).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub cache_read_tokens: u64,
+}
+
+#[allow(clippy::trivially_copy_pass_by_ref)]
+fn is_zero(n: &u64) -> bool {
+    *n == 0
+}
+
+impl std::ops::AddAssign for Usage {
+    fn add_assign(&mut self, other: Self) {
+        self.input_tokens += other.input_tokens;
+        self.output_tokens += other.output_tokens;
+        self.cache_write_tokens += other.cache_write_tokens;
+        self.cache_read_tokens += other.cache_read_tokens;
+    }
 }
 
 /// What one extraction call returned.

@@ -191,6 +191,9 @@ pub fn parse_answer(body: &str) -> Result<Answered, LlmError> {
     let usage = Usage {
         input_tokens: count("prompt_tokens"),
         output_tokens: count("completion_tokens"),
+        // OpenAI caches a long prompt's prefix by itself and says how much it read.
+        cache_read_tokens: count("prompt_tokens_details/cached_tokens"),
+        cache_write_tokens: 0,
     };
     let choice = response
         .pointer("/choices/0")
@@ -348,6 +351,7 @@ mod tests {
             transcript: "## [09:00] User\nI use Neovim.\n".into(),
             categories: vec!["Preferences".into(), "Goals".into()],
             known_facts: vec!["Uses Vim.".into()],
+            related: Vec::new(),
             vault: "notes".into(),
             date: "2025-06-12".into(),
         }
@@ -512,7 +516,8 @@ mod tests {
             extraction.usage,
             Usage {
                 input_tokens: 1533,
-                output_tokens: 52
+                output_tokens: 52,
+                ..Usage::default()
             }
         );
     }

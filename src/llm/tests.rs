@@ -39,6 +39,7 @@ fn request(transcript: &str, known: &[&str]) -> ExtractRequest {
         transcript: transcript.into(),
         categories: categories(),
         known_facts: known.iter().map(|s| (*s).to_owned()).collect(),
+        related: Vec::new(),
         vault: "work".into(),
         date: "2025-06-12".into(),
     }

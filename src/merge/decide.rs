@@ -146,6 +146,11 @@ pub fn decide(cx: &Context) -> Decision {
             (true, r) => Decision::Pending {
                 replaces: r.map(|r| r.id),
             },
+            // A fact the user wrote is never replaced by extraction alone: the new one
+            // waits for review beside it.
+            (false, Some(old)) if old.origin == Origin::User => Decision::Pending {
+                replaces: Some(old.id),
+            },
             (false, Some(old)) => Decision::Replace {
                 old: old.id,
                 by: None,
@@ -310,6 +315,11 @@ mod tests {
                 "unknown, replacing, review",
                 review(None, Some(OTHER)),
                 Decision::Pending { replaces: Some(2) },
+            ),
+            (
+                "unknown, replacing a fact the user wrote: waits beside it",
+                cx(None, Some(USERS)),
+                Decision::Pending { replaces: Some(1) },
             ),
             ("known", cx(Some(ACTIVE), None), Decision::Reinforce(1)),
             (

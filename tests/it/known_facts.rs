@@ -1,6 +1,8 @@
-//! Known facts travel with a transcript: the request for a later transcript lists the
-//! related facts extracted earlier (and not the unrelated ones), so the model can skip a
-//! repeat or name the fact its new one replaces.
+//! Known facts travel with a transcript: the request for a later transcript lists every
+//! fact known about the person and the transcript's vault (never another vault's), whether
+//! or not it shares a word with the transcript, so the model can skip a repeat in other
+//! words or name the fact its new one replaces. They come first, the same bytes for every
+//! request of a run, so a provider caches them.
 
 use serde_json::json;
 
@@ -13,7 +15,7 @@ const MARATHON: &str = "Wants to finish a marathon in under four hours.";
 const KNOWN_HEADER: &str = "Known facts, already remembered";
 
 #[test]
-fn a_later_transcript_is_sent_with_the_related_facts_it_may_replace() {
+fn a_later_transcript_is_sent_with_every_fact_it_may_replace() {
     let env = TestEnv::new();
     env.create_vault("gamma");
     env.add_transcript(
@@ -65,8 +67,8 @@ fn a_later_transcript_is_sent_with_the_related_facts_it_may_replace() {
     assert!(known.contains(KNOWN_HEADER), "{known}");
     assert!(known.contains(&format!("- {NEOVIM}\n")), "{known}");
     assert!(
-        !known.contains(MARATHON),
-        "an unrelated fact stays home: {known}"
+        known.contains(&format!("- {MARATHON}\n")),
+        "a fact sharing no word travels too: {known}"
     );
     assert!(transcript.contains("moved from Neovim to Helix"));
     assert_eq!(report["facts"]["replaced"], 1, "{report}");
@@ -130,5 +132,120 @@ fn another_vaults_fact_is_never_a_known_fact_even_when_it_shares_words() {
     assert!(
         alpha.contains(&format!("- {LANTERNFISH}\n")),
         "in alpha's own request it is a known fact: {alpha}"
+    );
+}
+
+/// Issue 18: "We finally moved to Berlin" shares no word with "Lives in Munich.": the old
+/// fact still travels, so the model can name it, and it leaves memory.md.
+#[test]
+fn a_change_that_shares_no_word_with_the_old_fact_replaces_it() {
+    const MUNICH: &str = "Lives in Munich.";
+    const BERLIN: &str = "Lives in Berlin.";
+    let env = TestEnv::new();
+    env.create_vault("gamma");
+    env.add_transcript(
+        "gamma",
+        "2026-01-10-0900-home.md",
+        &transcript(
+            "2026-01-10",
+            "09:00",
+            "Home",
+            &format!("remember: Identity | global | {MUNICH}"),
+        ),
+    );
+    let mock = Mock::start();
+    env.extract(&mock, &[], 0);
+    env.add_transcript(
+        "gamma",
+        "2026-06-10-0900-move.md",
+        &transcript(
+            "2026-06-10",
+            "09:00",
+            "Move",
+            &format!(
+                "We finally moved last month.\n\nremember: Identity | global | {BERLIN} | evidence: We finally moved last month | replaces: {MUNICH}"
+            ),
+        ),
+    );
+    mock.when(
+        |r| r.is_judge(),
+        crate::support::mock::Reply::Raw(crate::support::mock::anthropic_tool_use(
+            &json!({"verdicts": [{"n": 1, "states": true}]}),
+            10,
+            2,
+        )),
+    );
+
+    let report = env.extract(&mock, &[], 0);
+
+    assert_eq!(report["facts"]["replaced"], 1, "{report}");
+    let asked = mock
+        .requests()
+        .into_iter()
+        .filter(|r| !r.is_judge())
+        .nth(1)
+        .expect("the second transcript's request")
+        .user_text();
+    assert!(asked.contains(&format!("- {MUNICH}\n")), "{asked}");
+    assert_eq!(bullets(&env.memory()), [BERLIN]);
+}
+
+/// Issue 18: the known facts are the same bytes for every request of a run, after the
+/// system text and before the transcript, behind a cache breakpoint: the first request
+/// writes them to the provider's cache, the others read them.
+#[test]
+fn a_night_pays_for_the_known_facts_about_once() {
+    let env = TestEnv::new();
+    env.create_vault("gamma");
+    // About 5,000 tokens of known facts: enough for the provider to cache them.
+    let many: Vec<String> = (0..300)
+        .map(|i| format!("remember: Project Context | global | Keeps project {i:03} notes in the archive drawer labelled {i:03}."))
+        .collect();
+    env.add_transcript(
+        "gamma",
+        "2026-01-10-0900-notes.md",
+        &transcript("2026-01-10", "09:00", "Notes", &many.join("\n")),
+    );
+    env.config("[llm]\nconcurrency = 1\nmax_facts_per_answer = 0\n");
+    let mock = Mock::start();
+    env.extract(&mock, &[], 0);
+    mock.cache_prompts();
+    for day in 11..16 {
+        env.add_transcript(
+            "gamma",
+            &format!("2026-01-{day}-0900-day.md"),
+            &transcript(
+                &format!("2026-01-{day}"),
+                "09:00",
+                "Day",
+                &format!("remember: Goals | global | Wants to finish chapter {day}."),
+            ),
+        );
+    }
+
+    let report = env.extract(&mock, &[], 0);
+
+    let tokens = &report["tokens"];
+    let written = tokens["cache_write"].as_u64().unwrap_or_default();
+    let read = tokens["cache_read"].as_u64().unwrap_or_default();
+    assert!(written > 4_000, "{report}");
+    assert_eq!(
+        read,
+        4 * written,
+        "the other four read what the first wrote: {report}"
+    );
+    let requests = mock.requests();
+    let last = requests.last().expect("a request").json();
+    let blocks = last["messages"][0]["content"].as_array().expect("blocks");
+    assert!(!blocks[0]["cache_control"].is_null(), "{last}");
+    assert!(
+        blocks[0]["text"]
+            .as_str()
+            .is_some_and(|t| t.contains("archive drawer labelled 299"))
+    );
+    assert!(
+        blocks[1]["text"]
+            .as_str()
+            .is_some_and(|t| t.contains("<transcript"))
     );
 }

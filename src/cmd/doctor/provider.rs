@@ -199,6 +199,7 @@ fn ping(settings: &Settings) -> Result<llm::Extraction, LlmError> {
         transcript: "## [09:00] User\n\nHello.\n\n## [09:00] Assistant\n\nHi.\n".to_owned(),
         categories,
         known_facts: Vec::new(),
+        related: Vec::new(),
         vault: "doctor".to_owned(),
         date: "2026-01-01".to_owned(),
     };

@@ -147,12 +147,12 @@ impl Recorded {
         out.join("\n")
     }
 
-    /// Every piece of text in the user messages, JSON-decoded, joined by newlines.
     /// Whether this request asks whether quotes state their facts (`llm::judge`).
     pub fn is_judge(&self) -> bool {
         is_judge(&self.json())
     }
 
+    /// Every piece of text in the user messages, JSON-decoded, joined by newlines.
     pub fn user_text(&self) -> String {
         let body = self.json();
         let mut out = Vec::new();
@@ -177,6 +177,88 @@ struct Shared {
     log: Mutex<Vec<Recorded>>,
     stopping: AtomicBool,
     serial: AtomicU64,
+    /// Prompt caching as the APIs do it (see [`Mock::cache_prompts`]); `None`: off.
+    cache: Mutex<Option<PromptCache>>,
+}
+
+/// The prefixes a provider would hold in its prompt cache, and how it counts them.
+#[derive(Default)]
+struct PromptCache {
+    /// Anthropic: each prefix up to a `cache_control` breakpoint once written.
+    written: std::collections::HashSet<String>,
+    /// OpenAI: every prompt seen, whose prefixes it caches by itself.
+    prompts: Vec<String>,
+}
+
+/// Anthropic caches nothing shorter (Claude Haiku 4.5's minimum), OpenAI nothing under
+/// 1,024 tokens, and counts what it reads in blocks of 128.
+const ANTHROPIC_CACHE_MIN_TOKENS: usize = 4096;
+const OPENAI_CACHE_MIN_TOKENS: usize = 1024;
+
+/// Tokens as the mock counts them: four characters each, rounded up.
+fn mock_tokens(text: &str) -> usize {
+    text.chars().count().div_ceil(4)
+}
+
+impl PromptCache {
+    /// (written, read) for an Anthropic request: the longest prefix up to a breakpoint
+    /// written before is read; what lies between it and the last breakpoint is written.
+    fn anthropic(&mut self, request: &Value) -> (u64, u64) {
+        let mut prefix = request["tools"].to_string();
+        let mut breakpoints = Vec::new();
+        let blocks =
+            request["system"].as_array().into_iter().flatten().chain(
+                messages(request).flat_map(|m| m["content"].as_array().into_iter().flatten()),
+            );
+        for block in blocks {
+            prefix.push_str(block["text"].as_str().unwrap_or_default());
+            if !block["cache_control"].is_null() {
+                breakpoints.push(prefix.clone());
+            }
+        }
+        let eligible: Vec<&String> = breakpoints
+            .iter()
+            .filter(|p| mock_tokens(p) >= ANTHROPIC_CACHE_MIN_TOKENS)
+            .collect();
+        let read = eligible
+            .iter()
+            .rev()
+            .find(|p| self.written.contains(**p))
+            .map_or(0, |p| mock_tokens(p));
+        let written = match eligible.last() {
+            Some(last) if !self.written.contains(*last) => mock_tokens(last) - read,
+            _ => 0,
+        };
+        self.written.extend(eligible.into_iter().cloned());
+        (written as u64, read as u64)
+    }
+
+    /// Tokens an OpenAI request reads from its cache: the longest prefix shared with a
+    /// prompt seen before, in blocks of 128 tokens, once it reaches 1,024.
+    fn openai(&mut self, request: &Value) -> u64 {
+        let prompt: String = messages(request)
+            .map(|m| m["content"].as_str().unwrap_or_default())
+            .collect::<Vec<_>>()
+            .join("\n");
+        let shared = self
+            .prompts
+            .iter()
+            .map(|seen| {
+                seen.chars()
+                    .zip(prompt.chars())
+                    .take_while(|(a, b)| a == b)
+                    .count()
+            })
+            .max()
+            .unwrap_or(0);
+        self.prompts.push(prompt);
+        let tokens = shared / 4;
+        if tokens < OPENAI_CACHE_MIN_TOKENS {
+            0
+        } else {
+            (tokens / 128 * 128) as u64
+        }
+    }
 }
 
 /// A test's predicate over a received request, for [`Mock::when`].
@@ -215,6 +297,7 @@ impl Mock {
             log: Mutex::new(Vec::new()),
             stopping: AtomicBool::new(false),
             serial: AtomicU64::new(0),
+            cache: Mutex::new(None),
         });
         let acceptor = {
             let shared = Arc::clone(&shared);
@@ -251,6 +334,15 @@ impl Mock {
     /// every rule: for thousands of scripted transcripts, each answered its own way.
     pub fn answer_with(&self, respond: impl Fn(&Recorded) -> Option<Reply> + Send + 'static) {
         lock(&self.shared.script).responders.push(Box::new(respond));
+    }
+
+    /// Caches prompts from now on as the APIs do, and says so in each echo answer's usage:
+    /// Anthropic (`cache_creation_input_tokens`, `cache_read_input_tokens`) for prefixes up
+    /// to a `cache_control` breakpoint of at least 4,096 tokens, OpenAI
+    /// (`prompt_tokens_details.cached_tokens`) for any prefix of 1,024 tokens shared with
+    /// an earlier prompt. Off by default, so token counts stay what older tests expect.
+    pub fn cache_prompts(&self) {
+        *lock(&self.shared.cache) = Some(PromptCache::default());
     }
 
     /// The reply used once the queue is empty (initially [`Reply::Echo`]).
@@ -375,7 +467,13 @@ fn answer(
 ) -> io::Result<()> {
     const JSON: &str = "application/json";
     match reply {
-        Reply::Echo => respond(stream, 200, &[], JSON, &success(endpoint, request, serial)),
+        Reply::Echo => respond(
+            stream,
+            200,
+            &[],
+            JSON,
+            &success(endpoint, request, serial, shared),
+        ),
         Reply::Status {
             code,
             headers,
@@ -387,7 +485,13 @@ fn answer(
         }
         Reply::SlowEcho(duration) => {
             sleep_unless_stopped(duration, shared);
-            respond(stream, 200, &[], JSON, &success(endpoint, request, serial))
+            respond(
+                stream,
+                200,
+                &[],
+                JSON,
+                &success(endpoint, request, serial, shared),
+            )
         }
         Reply::Garbage => respond(
             stream,
@@ -398,7 +502,7 @@ fn answer(
         ),
         Reply::Prose => respond(stream, 200, &[], JSON, &prose(endpoint, request, serial)),
         Reply::Truncated => {
-            let full = success(endpoint, request, serial);
+            let full = success(endpoint, request, serial, shared);
             let mut cut = full.len() / 2;
             while !full.is_char_boundary(cut) {
                 cut -= 1;
@@ -708,31 +812,59 @@ fn request_verdicts(request: &Value) -> Value {
     json!({"verdicts": verdicts})
 }
 
-fn success(endpoint: Endpoint, request: &Value, serial: u64) -> String {
+fn success(endpoint: Endpoint, request: &Value, serial: u64, shared: &Shared) -> String {
     let facts = if is_judge(request) {
         request_verdicts(request)
     } else {
         request_facts(request)
     };
+    let mut cache = lock(&shared.cache);
     match endpoint {
-        Endpoint::Anthropic => json!({
-            "id": format!("msg_mock_{serial}"),
-            "type": "message",
-            "role": "assistant",
-            "model": model(request),
-            "content": [{
-                "type": "tool_use",
-                "id": format!("toolu_mock_{serial}"),
-                "name": tool_name(request).unwrap_or(DEFAULT_TOOL),
-                "input": facts,
-            }],
-            "stop_reason": "tool_use",
-            "stop_sequence": null,
-            "usage": {"input_tokens": ECHO_INPUT_TOKENS, "output_tokens": ECHO_OUTPUT_TOKENS},
-        })
-        .to_string(),
+        Endpoint::Anthropic => {
+            let (written, read) = cache.as_mut().map_or((0, 0), |c| c.anthropic(request));
+            anthropic_echo(request, serial, &facts, written, read)
+        }
+        Endpoint::OpenAi => {
+            let cached = cache.as_mut().map_or(0, |c| c.openai(request));
+            openai_echo(request, serial, &facts, cached)
+        }
+    }
+}
+
+fn anthropic_echo(request: &Value, serial: u64, facts: &Value, written: u64, read: u64) -> String {
+    json!({
+        "id": format!("msg_mock_{serial}"),
+        "type": "message",
+        "role": "assistant",
+        "model": model(request),
+        "content": [{
+            "type": "tool_use",
+            "id": format!("toolu_mock_{serial}"),
+            "name": tool_name(request).unwrap_or(DEFAULT_TOOL),
+            "input": facts,
+        }],
+        "stop_reason": "tool_use",
+        "stop_sequence": null,
+        "usage": {"input_tokens": ECHO_INPUT_TOKENS, "output_tokens": ECHO_OUTPUT_TOKENS,
+                  "cache_creation_input_tokens": written, "cache_read_input_tokens": read},
+    })
+    .to_string()
+}
+
+fn openai_echo(request: &Value, serial: u64, facts: &Value, cached: u64) -> String {
+    let envelope = |message: &Value, finish: &str| {
+        let mut body: Value =
+            serde_json::from_str(&openai_envelope(request, serial, message, finish))
+                .expect("the envelope is JSON");
+        if cached > 0 {
+            body["usage"]["prompt_tokens"] = json!(ECHO_INPUT_TOKENS + cached);
+            body["usage"]["prompt_tokens_details"] = json!({"cached_tokens": cached});
+        }
+        body.to_string()
+    };
+    match () {
         // A request that offers tools without a response format wants a tool call back.
-        Endpoint::OpenAi if request["response_format"].is_null() && !request["tools"].is_null() => {
+        () if request["response_format"].is_null() && !request["tools"].is_null() => {
             let message = json!({
                 "role": "assistant",
                 "content": null,
@@ -745,12 +877,12 @@ fn success(endpoint: Endpoint, request: &Value, serial: u64) -> String {
                     },
                 }],
             });
-            openai_envelope(request, serial, &message, "tool_calls")
+            envelope(&message, "tool_calls")
         }
-        Endpoint::OpenAi => {
+        () => {
             let message =
                 json!({"role": "assistant", "content": facts.to_string(), "refusal": null});
-            openai_envelope(request, serial, &message, "stop")
+            envelope(&message, "stop")
         }
     }
 }
