@@ -139,6 +139,8 @@ pub enum ArchiveReason {
     Cap,
     /// A newer fact replaced it.
     Replaced,
+    /// The last day it held (`valid_until`) has passed.
+    Expired,
 }
 
 impl ArchiveReason {
@@ -148,14 +150,19 @@ impl ArchiveReason {
         match self {
             ArchiveReason::Cap => "cap",
             ArchiveReason::Replaced => "replaced",
+            ArchiveReason::Expired => "expired",
         }
     }
 
     /// Parses [`ArchiveReason::as_str`]'s names.
     pub fn parse(s: &str) -> Option<Self> {
-        [ArchiveReason::Cap, ArchiveReason::Replaced]
-            .into_iter()
-            .find(|v| v.as_str() == s)
+        [
+            ArchiveReason::Cap,
+            ArchiveReason::Replaced,
+            ArchiveReason::Expired,
+        ]
+        .into_iter()
+        .find(|v| v.as_str() == s)
     }
 }
 
@@ -203,6 +210,10 @@ pub struct Candidate {
     /// against what they wrote (`ground`) before the fact may enter memory.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub evidence: Option<String>,
+    /// The last day the fact holds (`YYYY-MM-DD`): an exam, a trip, a deadline. The day
+    /// after, it leaves the files, archived as expired.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub valid_until: Option<String>,
 }
 
 /// A fact as the ledger stores it.

@@ -478,6 +478,39 @@ impl Ledger {
         Ok(id)
     }
 
+    /// Sets the last day a fact holds (`None`: no end).
+    pub fn set_valid_until(&self, id: i64, day: Option<&str>) -> Result<()> {
+        self.conn.execute(
+            "UPDATE facts SET valid_until = ?2 WHERE id = ?1",
+            params![id, day],
+        )?;
+        Ok(())
+    }
+
+    /// The last day a fact holds, when it has one.
+    pub fn valid_until(&self, id: i64) -> Result<Option<String>> {
+        Ok(self
+            .conn
+            .prepare_cached("SELECT valid_until FROM facts WHERE id = ?1")?
+            .query_row([id], |r| r.get(0))
+            .optional()?
+            .flatten())
+    }
+
+    /// The facts shown or waiting for review whose last day is before `today`
+    /// (`YYYY-MM-DD`), with that day.
+    pub fn past_their_day(&self, today: &str) -> Result<Vec<(i64, String)>> {
+        let mut stmt = self.conn.prepare_cached(
+            "SELECT id, valid_until FROM facts
+             WHERE valid_until IS NOT NULL AND valid_until < ?1
+               AND (status IN ('active', 'pending')
+                    OR (status = 'archived' AND archived_reason = 'cap'))
+             ORDER BY id",
+        )?;
+        let rows = stmt.query_map([today], |r| Ok((r.get(0)?, r.get(1)?)))?;
+        Ok(rows.collect::<rusqlite::Result<_>>()?)
+    }
+
     /// Counts a fact as seen again in `source`. A transcript seen before (a `--force` run)
     /// does not reinforce twice. Returns whether it was reinforced.
     pub fn reinforce(&self, id: i64, source: &Source) -> Result<bool> {

@@ -121,6 +121,7 @@ pub async fn run(
     run.settle_vault_failures()?;
     run.import_legacy()?;
     let jobs = run.scan(now.into())?;
+    run.expire()?;
     // Hand edits are read back before any new fact arrives, so a bullet the user deleted
     // is already forgotten when a transcript says it again.
     run.sync_all()?;
@@ -594,6 +595,18 @@ impl<'a> Run<'a> {
         let _ = job.date.set(date);
         let _ = job.grounds.set(Grounds::new(&turns));
         Ok(Prepared::Ready(requests, skipped))
+    }
+
+    /// Archives the facts whose last day is before the run's day: they leave the files at
+    /// this run's first write (`sync_all`).
+    fn expire(&mut self) -> Result<()> {
+        let today = self.now.get(..10).unwrap_or(&self.now).to_owned();
+        let expired = self.engine.store.expire(&today, &self.now)?;
+        if expired > 0 {
+            self.touched_facts = true;
+            self.report.facts.expired += expired;
+        }
+        Ok(())
     }
 
     /// The active facts as the run's first request found them.

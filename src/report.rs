@@ -159,6 +159,10 @@ pub struct FactCounts {
     pub held_by: std::collections::BTreeMap<String, usize>,
     /// Left out of a file by its size cap (kept in the ledger).
     pub archived: usize,
+    /// Left out of the files because their last day (`valid_until`) passed: archived as
+    /// expired, restorable.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub expired: usize,
 }
 
 impl FactCounts {
@@ -323,6 +327,13 @@ impl Report {
                 "               {} held for review (`memloop memory review`): {}",
                 f.held,
                 reasons.join("; ")
+            );
+        }
+        if f.expired > 0 {
+            let _ = writeln!(
+                s,
+                "               {} expired: their last day passed (`memloop memory show --archived`)",
+                f.expired
             );
         }
         if f.archived > 0 {
@@ -510,6 +521,7 @@ mod tests {
                 )]
                 .into(),
                 archived: 2,
+                expired: 1,
             },
             memory: MemoryInfo {
                 path: "/home/u/.claude/rules/memory.md".into(),

@@ -343,6 +343,34 @@ impl Store {
         })
     }
 
+    /// Archives as expired every fact shown or waiting for review whose last day
+    /// (`valid_until`) is before `today` (`YYYY-MM-DD`); returns how many.
+    pub fn expire(&mut self, today: &str, now: &str) -> Result<usize> {
+        self.transaction(|l, _| {
+            let past = l.past_their_day(today)?;
+            for (id, day) in &past {
+                l.set_status(*id, Status::Archived, Some(fact::ArchiveReason::Expired))?;
+                l.add_event(
+                    *id,
+                    now,
+                    "expired",
+                    Some(&format!("its last day was {day}")),
+                )?;
+            }
+            Ok(past.len())
+        })
+    }
+
+    /// Forgets the last day of these facts: restored by the user, they hold until changed.
+    pub fn clear_valid_until(&mut self, ids: &[i64]) -> Result<()> {
+        self.transaction(|l, _| {
+            for &id in ids {
+                l.set_valid_until(id, None)?;
+            }
+            Ok(())
+        })
+    }
+
     /// Accepts pending facts: they are shown, and what each one replaces is archived.
     pub fn accept(&mut self, ids: &[i64], now: &str) -> Result<()> {
         self.transaction(|l, _| {
@@ -463,6 +491,14 @@ pub enum Remembered {
         was: Option<Status>,
     },
     Refused(fact::Refusal),
+}
+
+/// What a replaced fact's history says of the fact that replaced it.
+fn replaced_by(text: &str, source: &Source) -> String {
+    format!(
+        "by \u{201c}{text}\u{201d}, from {} ({})",
+        source.transcript, source.date
+    )
 }
 
 /// What grounding makes of a quote's check and of what the model said when asked apart.
@@ -590,20 +626,25 @@ fn merge_one(
         index.insert(id, &text, c.scope, vault);
         Ok(id)
     };
-    match decision {
+    // The fact the candidate became or said again, for its last day.
+    let became = match decision {
         Decision::Ungrounded(why) => {
             tracing::info!(fact = %text, evidence = ?c.evidence, %why, "not grounded");
             *counts.refused_by.entry(why.to_string()).or_default() += 1;
             counts.refused += 1;
+            None
         }
         Decision::Refuse(reason) => {
             tracing::info!(fact = %text, %reason, "refused");
             *counts.refused_by.entry(reason.to_string()).or_default() += 1;
             counts.refused += 1;
+            None
         }
         Decision::New => {
-            seen.insert(insert(l, index, Status::Active)?);
+            let id = insert(l, index, Status::Active)?;
+            seen.insert(id);
             counts.new += 1;
+            Some(id)
         }
         Decision::Pending { replaces } => {
             let id = insert(l, index, Status::Pending)?;
@@ -620,6 +661,7 @@ fn merge_one(
                 }
                 Grounding::Grounded | Grounding::Refused(_) => {}
             }
+            Some(id)
         }
         Decision::Reinforce(id) => {
             seen.insert(id);
@@ -628,6 +670,7 @@ fn merge_one(
             } else {
                 counts.already_known += 1;
             }
+            Some(id)
         }
         Decision::Refine(id) => {
             seen.insert(id);
@@ -638,6 +681,7 @@ fn merge_one(
             } else {
                 counts.already_known += 1;
             }
+            Some(id)
         }
         Decision::Rewrite(id) => {
             seen.insert(id);
@@ -645,6 +689,7 @@ fn merge_one(
             index.insert(id, &text, c.scope, vault);
             l.reinforce(id, source)?;
             counts.replaced += 1;
+            Some(id)
         }
         Decision::Replace { old, by } => {
             let id = match by {
@@ -656,8 +701,14 @@ fn merge_one(
             };
             seen.insert(id);
             l.replace(old, id)?;
-            l.add_event(old, answer.now, "replaced", None)?;
+            l.add_event(
+                old,
+                answer.now,
+                "replaced",
+                Some(&replaced_by(&text, source)),
+            )?;
             counts.replaced += 1;
+            Some(id)
         }
         Decision::Resurrect { id, old } => {
             seen.insert(id);
@@ -670,18 +721,50 @@ fn merge_one(
                 "restored",
                 Some("said to replace the newer value"),
             )?;
-            l.add_event(old, answer.now, "replaced", None)?;
+            l.add_event(
+                old,
+                answer.now,
+                "replaced",
+                Some(&replaced_by(&text, source)),
+            )?;
             counts.replaced += 1;
+            Some(id)
         }
         Decision::DropForgotten(id) => {
             seen.insert(id);
             counts.forgotten += 1;
+            None
         }
-        Decision::DropPurged => counts.forgotten += 1,
-        Decision::Duplicate(_) => counts.duplicates += 1,
+        Decision::DropPurged => {
+            counts.forgotten += 1;
+            None
+        }
+        Decision::Duplicate(_) => {
+            counts.duplicates += 1;
+            None
+        }
         Decision::Unchecked(id) => {
             seen.insert(id);
             counts.already_known += 1;
+            None
+        }
+    };
+    // The newest transcript to give a fact a last day sets it; a day already past (an old
+    // transcript read late) archives it before it reaches a file.
+    if let (Some(id), Some(day)) = (became, c.valid_until.as_deref()) {
+        l.set_valid_until(id, Some(day))?;
+        if day < answer.now.get(..10).unwrap_or(answer.now)
+            && l.fact(id)?
+                .is_some_and(|f| matches!(f.status, Status::Active | Status::Pending))
+        {
+            l.set_status(id, Status::Archived, Some(fact::ArchiveReason::Expired))?;
+            l.add_event(
+                id,
+                answer.now,
+                "expired",
+                Some(&format!("its last day was {day}")),
+            )?;
+            counts.expired += 1;
         }
     }
     Ok(Decided { text, decision })
@@ -890,6 +973,7 @@ mod tests {
                     scope,
                     replaces: None,
                     evidence: None,
+                    valid_until: None,
                 };
                 store
                     .merge_answer(vec![candidate], &answer, &mut counts)

@@ -43,9 +43,10 @@ pub fn run(cfg: &Resolved, env: &Env, global: &Global, args: &ExtractArgs) -> Re
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()?;
+    let now = clock(env)?;
     let (report, stopped) = runtime.block_on(async {
         let cancel = pipeline::shutdown_signal();
-        pipeline::run(cfg, &opts, &progress, cancel, chrono::Local::now()).await
+        pipeline::run(cfg, &opts, &progress, cancel, now).await
     })?;
     let clean = report.failures.is_empty() && !report.interrupted && stopped.is_none();
     if args.json {
@@ -62,6 +63,19 @@ pub fn run(cfg: &Resolved, env: &Env, global: &Global, args: &ExtractArgs) -> Re
     } else {
         EXIT_FAILED
     })
+}
+
+/// The run's clock: now, or `MEMLOOP_NOW` (RFC 3339) for a simulation that plays months
+/// of nights in minutes (which facts expire, which wait as stale).
+fn clock(env: &Env) -> Result<chrono::DateTime<chrono::Local>> {
+    match env.var("MEMLOOP_NOW") {
+        None => Ok(chrono::Local::now()),
+        Some(at) => chrono::DateTime::parse_from_rfc3339(at)
+            .map(|at| at.with_timezone(&chrono::Local))
+            .map_err(|e| {
+                crate::error::usage(format!("MEMLOOP_NOW={at:?}: not an RFC 3339 time: {e}"))
+            }),
+    }
 }
 
 /// A progress bar on a terminal, plain lines on stderr otherwise, nothing with `--quiet`.

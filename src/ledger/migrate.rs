@@ -124,6 +124,11 @@ CREATE TABLE failed_inputs (
 ALTER TABLE transcripts ADD COLUMN consumed INTEGER;
 CREATE TABLE session_turns (uuid TEXT PRIMARY KEY, transcript TEXT NOT NULL);
 ",
+    // 6 -> 7: the last day a fact holds (`valid_until`, YYYY-MM-DD), NULL for a fact with
+    // no end; after it the fact is archived as expired.
+    "
+ALTER TABLE facts ADD COLUMN valid_until TEXT;
+",
 ];
 
 /// The version this memloop writes.

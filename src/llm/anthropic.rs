@@ -314,6 +314,7 @@ mod tests {
                     scope: Scope::Global,
                     replaces: None,
                     evidence: None,
+                    valid_until: None,
                 },
                 Candidate {
                     category: "Project Context".into(),
@@ -322,6 +323,7 @@ mod tests {
                     scope: Scope::Vault,
                     replaces: Some("Lanternfish keeps its indexes on local disk.".into()),
                     evidence: None,
+                    valid_until: None,
                 },
             ]
         );

@@ -63,6 +63,7 @@ pub fn extract(user_turns: &[&str], categories: &[String]) -> Vec<Candidate> {
                     scope: found.slot.scope(),
                     replaces: None,
                     evidence: Some(sentence.text.trim().to_owned()),
+                    valid_until: None,
                 });
             }
         }

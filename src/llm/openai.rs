@@ -510,6 +510,7 @@ mod tests {
                 scope: Scope::Global,
                 replaces: Some("Uses Vim.".into()),
                 evidence: None,
+                valid_until: None,
             }]
         );
         assert_eq!(

@@ -52,6 +52,7 @@ fn fact(category: &str, text: &str, scope: Scope, replaces: Option<&str>) -> Can
         scope,
         replaces: replaces.map(str::to_owned),
         evidence: None,
+        valid_until: None,
     }
 }
 
@@ -444,4 +445,31 @@ fn one_broken_entry_does_not_lose_the_others() {
         .map(|c| c.text)
         .collect();
     assert_eq!(texts, ["Wants to learn Rust.", "Prefers tea."]);
+}
+
+/// Issue 18: the last day a fact holds, as the model writes it; anything that is not a day
+/// is no day.
+#[test]
+fn valid_until_is_read_as_a_day() {
+    let answer = |day: &str| {
+        let text = format!(
+            r#"{{"facts": [{{"category": "Goals", "text": "Has an exam.", "valid_until": {day}}}]}}"#
+        );
+        parse_facts(&text).expect("parses")[0].valid_until.clone()
+    };
+    assert_eq!(answer(r#""2026-03-03""#), Some("2026-03-03".to_owned()));
+    assert_eq!(
+        answer(r#""2026-03-03T10:00:00Z""#),
+        Some("2026-03-03".to_owned())
+    );
+    for no_day in [r#""2026-02-30""#, r#""March 3""#, "null", r#""""#] {
+        assert_eq!(answer(no_day), None, "{no_day}");
+    }
+    let schema = fact_schema(&[]);
+    assert!(
+        schema
+            .pointer("/properties/facts/items/properties/valid_until")
+            .is_some()
+    );
+    assert!(system_prompt("p", &[]).contains("`valid_until`"));
 }

@@ -24,6 +24,7 @@ mod doctor;
 mod dry_run;
 mod edits;
 mod errors;
+mod expiry;
 mod extract;
 mod fence;
 mod grounding;

@@ -51,6 +51,8 @@ pub fn run(cfg: &Resolved, args: &RestoreArgs) -> Result<u8> {
     };
 
     let ids: Vec<i64> = chosen.iter().map(|f| f.id).collect();
+    // A fact whose day had passed holds again, with no end, once the user restores it.
+    engine.store.clear_valid_until(&ids)?;
     engine.store.set_status(
         &ids,
         Status::Active,

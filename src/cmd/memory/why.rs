@@ -114,6 +114,10 @@ pub fn status(ledger: &Ledger, f: &Fact) -> Result<String> {
         (Status::Archived, Some(ArchiveReason::Cap)) => {
             "archived: pushed out by the size cap".to_owned()
         }
+        (Status::Archived, Some(ArchiveReason::Expired)) => match ledger.valid_until(f.id)? {
+            Some(day) => format!("archived: expired (its last day was {day})"),
+            None => "archived: expired".to_owned(),
+        },
         (Status::Archived, _) => match ledger.replaced_by(f.id)? {
             Some(id) => match ledger.fact(id)? {
                 Some(newer) => format!("archived: replaced by \"{}\"", newer.text),

@@ -4,8 +4,8 @@
 //! then a default) and reads back every request it received.
 //!
 //! By default it echoes: the facts it returns are the transcript's own
-//! `remember: <Category> | <global|vault> | <text> [| replaces: <old>] [| evidence: <quote>]`
-//! lines, so a fixture controls what gets extracted. The evidence is the fact's own text
+//! `remember: <Category> | <global|vault> | <text> [| replaces: <old>] [| evidence: <quote>]
+//! [| valid_until: <YYYY-MM-DD>]` lines, so a fixture controls what gets extracted. The evidence is the fact's own text
 //! unless the line says otherwise (`| evidence: -` leaves it out). It is built on `std::net` and threads only, so faults can
 //! be played byte-exactly. It is deliberately not a general HTTP server: one request per
 //! connection, bodies framed by `Content-Length` (or chunked), always `Connection: close`.
@@ -691,12 +691,16 @@ fn parse_remember(line: &str) -> Option<Value> {
     let mut text = rest;
     let mut replaces = None;
     let mut evidence = None;
+    let mut valid_until = None;
     loop {
         if let Some((before, old)) = text.rsplit_once("| replaces:") {
             replaces = Some(old.trim());
             text = before;
         } else if let Some((before, quote)) = text.rsplit_once("| evidence:") {
             evidence = Some(quote.trim());
+            text = before;
+        } else if let Some((before, day)) = text.rsplit_once("| valid_until:") {
+            valid_until = Some(day.trim());
             text = before;
         } else {
             break;
@@ -716,6 +720,9 @@ fn parse_remember(line: &str) -> Option<Value> {
     }
     if let Some(old) = replaces {
         fact["replaces"] = json!(old);
+    }
+    if let Some(day) = valid_until {
+        fact["valid_until"] = json!(day);
     }
     Some(fact)
 }
