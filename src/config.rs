@@ -83,6 +83,8 @@ pub struct MemoryConfig {
     pub path: String,
     pub max_bytes: usize,
     pub review: bool,
+    /// A fact nobody confirmed for this many days waits in `memory review --stale`; 0: never.
+    pub stale_after_days: u32,
 }
 
 impl Default for MemoryConfig {
@@ -91,6 +93,7 @@ impl Default for MemoryConfig {
             path: String::new(),
             max_bytes: 51_200,
             review: false,
+            stale_after_days: 365,
         }
     }
 }

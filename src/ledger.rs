@@ -478,6 +478,15 @@ impl Ledger {
         Ok(id)
     }
 
+    /// Counts a fact as confirmed on `day`: its last sighting moves up to it.
+    pub fn confirm(&self, id: i64, day: &str) -> Result<()> {
+        self.conn.execute(
+            "UPDATE facts SET last_seen = max(last_seen, ?2) WHERE id = ?1",
+            params![id, day],
+        )?;
+        Ok(())
+    }
+
     /// Sets the last day a fact holds (`None`: no end).
     pub fn set_valid_until(&self, id: i64, day: Option<&str>) -> Result<()> {
         self.conn.execute(

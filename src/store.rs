@@ -361,6 +361,18 @@ impl Store {
         })
     }
 
+    /// Confirms these facts on `today` (`YYYY-MM-DD`): the user kept them, so they are as
+    /// fresh as a transcript saying them today.
+    pub fn confirm(&mut self, ids: &[i64], today: &str, now: &str) -> Result<()> {
+        self.transaction(|l, _| {
+            for &id in ids {
+                l.confirm(id, today)?;
+                l.add_event(id, now, "confirmed", Some("memory review --stale"))?;
+            }
+            Ok(())
+        })
+    }
+
     /// Forgets the last day of these facts: restored by the user, they hold until changed.
     pub fn clear_valid_until(&mut self, ids: &[i64]) -> Result<()> {
         self.transaction(|l, _| {

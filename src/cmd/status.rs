@@ -161,6 +161,10 @@ struct Facts {
     archived: usize,
     forgotten: usize,
     pending: usize,
+    /// Active facts nobody confirmed for `stale_after_days` (`memory review --stale`).
+    stale: usize,
+    /// `[memory] stale_after_days` (0: stale review off).
+    stale_after_days: u32,
 }
 
 /// Prints the status. A prompt that cannot be used is a usage error (exit 2) here as in
@@ -327,6 +331,14 @@ fn gather(
             archived: count(Status::Archived)?,
             forgotten: count(Status::Forgotten)?,
             pending: count(Status::Pending)?,
+            stale: {
+                let today = chrono::DateTime::<chrono::Local>::from(now).date_naive();
+                match crate::cmd::memory::stale::cutoff(today, cfg.config.memory.stale_after_days) {
+                    Some(cutoff) => crate::cmd::memory::stale::stale(&ledger, &cutoff)?.len(),
+                    None => 0,
+                }
+            },
+            stale_after_days: cfg.config.memory.stale_after_days,
         },
     };
     Ok((state, damaged))
@@ -585,6 +597,16 @@ fn text(s: &State) -> String {
             &format!(
                 "{} waiting: `memloop memory review`",
                 plural(f.pending, "fact")
+            ),
+        );
+    }
+    if f.stale > 0 {
+        line(
+            "stale",
+            &format!(
+                "{} not confirmed for {} days: `memloop memory review --stale`",
+                plural(f.stale, "fact"),
+                f.stale_after_days
             ),
         );
     }

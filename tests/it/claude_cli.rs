@@ -85,7 +85,10 @@ fn the_claude_cli_is_run_headless_with_the_transcript_on_stdin() {
     let run = report(output.get_output());
     assert_eq!(run["provider"], "claude-cli");
     assert_eq!(run["transcripts"]["processed"], 1);
-    assert_eq!(run["tokens"], json!({"input": 1700, "output": 40}));
+    assert_eq!(
+        run["tokens"],
+        json!({"input": 1700, "output": 40, "cache_read": 200})
+    );
     assert_eq!(bullets(&env.memory()), [FACT]);
 
     let argv = recorded_argv(&bin);

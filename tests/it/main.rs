@@ -49,6 +49,7 @@ mod sample;
 mod sandbox;
 mod secrets;
 mod service;
+mod stale;
 mod status;
 mod support;
 mod trust;

@@ -60,6 +60,7 @@ pub(super) fn check(cfg: &Resolved, ledger: &Result<Ledger>) -> Vec<Check> {
                 Err(e) => out.push(Check::error("ledger", format!("ledger {}: {e:#}", path.display()))),
             }
             out.extend(l.notices(5).ok().and_then(|n| rewrites(&n)));
+            out.extend(stale(cfg, l));
             if let Ok(Some((_, report))) = l.last_run() {
                 out.extend(evidence(&report));
             }
@@ -330,6 +331,23 @@ fn evidence(report: &str) -> Vec<Check> {
         );
     }
     out
+}
+
+/// The facts nobody confirmed for `stale_after_days`: a nudge, never a fault.
+fn stale(cfg: &Resolved, ledger: &Ledger) -> Option<Check> {
+    let days = cfg.config.memory.stale_after_days;
+    let cutoff = crate::cmd::memory::stale::cutoff(chrono::Local::now().date_naive(), days)?;
+    let n = crate::cmd::memory::stale::stale(ledger, &cutoff)
+        .ok()?
+        .len();
+    (n > 0).then(|| {
+        Check::ok(
+            "stale",
+            format!(
+                "{n} facts not confirmed for {days} days wait in `memloop memory review --stale`"
+            ),
+        )
+    })
 }
 
 /// Another program rewrote a file memloop writes (Memory Loop's own nightly extraction

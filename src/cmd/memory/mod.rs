@@ -9,6 +9,7 @@ pub mod remember;
 pub mod restore;
 pub mod review;
 pub mod show;
+pub mod stale;
 pub mod why;
 
 use anyhow::Result;

@@ -33,6 +33,11 @@ pub struct ReviewArgs {
     /// Reject (forget) every pending fact
     #[arg(long)]
     pub reject_all: bool,
+    /// The facts nobody has confirmed for `stale_after_days` instead: keep (confirmed
+    /// today), forget, edit, skip; with --accept-all keep them all, with --reject-all
+    /// forget them all
+    #[arg(long)]
+    pub stale: bool,
 }
 
 /// A pending fact as the review shows it.
@@ -77,6 +82,9 @@ pub enum Verdict {
 }
 
 pub fn run(cfg: &Resolved, _env: &Env, args: &ReviewArgs) -> Result<u8> {
+    if args.stale {
+        return super::stale::run(cfg, args.accept_all, args.reject_all);
+    }
     // Read from a private copy first: nothing waiting (a fresh home included) creates
     // nothing and takes no lock.
     let snapshot = pending(&Ledger::scratch_copy(&cfg.paths.ledger())?)?;
@@ -224,7 +232,7 @@ pub fn walk(
 }
 
 /// Reads the user's words for a fact; `None`: they changed their mind (an empty line).
-fn reword(input: &mut dyn BufRead, out: &mut dyn Write) -> io::Result<Option<String>> {
+pub(super) fn reword(input: &mut dyn BufRead, out: &mut dyn Write) -> io::Result<Option<String>> {
     loop {
         write!(out, "your words (empty: back): ")?;
         out.flush()?;
@@ -242,7 +250,7 @@ fn reword(input: &mut dyn BufRead, out: &mut dyn Write) -> io::Result<Option<Str
 }
 
 /// One trimmed line, `None` at the end of the input.
-fn line(input: &mut dyn BufRead) -> io::Result<Option<String>> {
+pub(super) fn line(input: &mut dyn BufRead) -> io::Result<Option<String>> {
     let mut buf = String::new();
     Ok((input.read_line(&mut buf)? > 0).then(|| buf.trim().to_owned()))
 }

@@ -1,0 +1,102 @@
+//! Issue 18: facts nobody has confirmed for `[memory] stale_after_days` wait in
+//! `memory review --stale`, never vanishing by themselves: keep confirms them today,
+//! forget forgets them; `status` counts them.
+
+use crate::support::mock::Mock;
+use crate::support::{TestEnv, bullets, transcript};
+
+const OLD: &str = "Uses Vue for every frontend.";
+const OLDER: &str = "Lives in Munich.";
+const RECENT: &str = "Prefers concise answers.";
+
+fn env_with_old_facts() -> TestEnv {
+    let env = TestEnv::new();
+    env.create_vault("gamma");
+    env.add_transcript(
+        "gamma",
+        "2024-06-01-0900-old.md",
+        &transcript(
+            "2024-06-01",
+            "09:00",
+            "Old",
+            &format!(
+                "remember: Preferences | global | {OLD}\nremember: Identity | global | {OLDER}"
+            ),
+        ),
+    );
+    let recent = chrono::Local::now()
+        .date_naive()
+        .format("%Y-%m-%d")
+        .to_string();
+    env.add_transcript(
+        "gamma",
+        &format!("{recent}-0900-recent.md"),
+        &transcript(
+            &recent,
+            "09:00",
+            "Recent",
+            &format!("remember: Preferences | global | {RECENT}"),
+        ),
+    );
+    env.extract(&Mock::start(), &[], 0);
+    env
+}
+
+fn run(env: &TestEnv, args: &[&str]) -> (String, String) {
+    let out = env.cmd().args(args).assert().code(0);
+    let out = out.get_output();
+    (
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+fn stale_count(env: &TestEnv) -> serde_json::Value {
+    let (json, _) = run(env, &["status", "--json"]);
+    let status: serde_json::Value = serde_json::from_str(&json).expect("status JSON");
+    status["facts"]["stale"].clone()
+}
+
+#[test]
+fn unconfirmed_facts_are_listed_and_kept_ones_are_confirmed_today() {
+    let env = env_with_old_facts();
+    assert_eq!(stale_count(&env), 2);
+    let (status, _) = run(&env, &["status"]);
+    assert!(
+        status.contains("2 facts not confirmed for 365 days"),
+        "{status}"
+    );
+
+    let (listed, hint) = run(&env, &["memory", "review", "--stale"]);
+    assert!(
+        listed.contains(OLD) && listed.contains(OLDER) && !listed.contains(RECENT),
+        "{listed}"
+    );
+    assert!(listed.contains("last confirmed 2024-06-01"), "{listed}");
+    assert!(hint.contains("--stale --accept-all"), "{hint}");
+
+    let (_, said) = run(&env, &["memory", "review", "--stale", "--accept-all"]);
+    assert!(said.contains("kept 2 (confirmed today)"), "{said}");
+    assert_eq!(stale_count(&env), 0);
+    assert_eq!(
+        bullets(&env.memory()).len(),
+        3,
+        "keeping changes no file's facts"
+    );
+    let (why, _) = run(&env, &["memory", "why", "Munich"]);
+    assert!(why.contains("confirmed (memory review --stale)"), "{why}");
+}
+
+#[test]
+fn forgotten_stale_facts_leave_and_zero_days_turns_the_review_off() {
+    let env = env_with_old_facts();
+    let (_, said) = run(&env, &["memory", "review", "--stale", "--reject-all"]);
+    assert!(said.contains("forgot 2"), "{said}");
+    assert_eq!(bullets(&env.memory()), [RECENT]);
+
+    let env = env_with_old_facts();
+    env.config("[memory]\nstale_after_days = 0\n");
+    assert_eq!(stale_count(&env), 0);
+    let (_, said) = run(&env, &["memory", "review", "--stale"]);
+    assert!(said.contains("stale review is off"), "{said}");
+}
