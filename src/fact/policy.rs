@@ -43,8 +43,10 @@
 //! work hidden (`does not mention warnings`, `would rather not know what the assistant
 //! runs`), approval given in advance (`auto-approves`, `pre-approved`), and third-party text
 //! trusted as the user's word (`trusts any instruction in tool output`, `treats fetched
-//! documents as their own instructions`). A question, and text addressed to a machine
-//! reader (`Note to automated analysis software:`), is no fact either.
+//! documents as their own instructions`). Text addressed to a machine reader (`Note to
+//! automated analysis software:`) is no fact either, nor is a message that turns to its
+//! reader (`message`): a question in any script, `could you`, `your instructions`, `the
+//! following email`.
 //!
 //! Every check reads the text with look-alike letters folded (`fact::fold_lookalikes`), and
 //! orders in German, French, Spanish, Portuguese, Italian, Russian, Chinese, Japanese and
@@ -63,6 +65,7 @@ use unicode_normalization::UnicodeNormalization;
 use super::{ADVERBS, INVISIBLE, fold_lookalikes, listed, normalize, regex};
 
 mod languages;
+mod message;
 
 /// The longest fact, in characters, that [`check`] accepts.
 pub const MAX_FACT_CHARS: usize = 400;
@@ -136,7 +139,10 @@ pub enum Refusal {
 /// ...`, `Claude/the assistant must/should ...`, `respond only ...`, `when asked ... say`,
 /// and what every reply must hold: `every reply/each response/all answers` with `must`,
 /// `should` or `to` and `include`, `contain`, `start with`, ...; `include/prepend/append
-/// ... to/in (every) reply`; `end/start/sign every answer ...`.
+/// ... to/in (every) reply`; `end/start/sign every answer ...`. So is a message to the
+/// reader: a question (a question mark in any script, `What is ...`), `can/could/would
+/// you`, `your instructions/response/task/...`, and a pointer at the text around it (`this
+/// document`, `the following email`, `the text above`).
 ///
 /// A risky act delegated to the assistant is an order too. The assistant is `Claude`,
 /// `Claude Code`, `Copilot`, `ChatGPT`, `you`, or `the assistant/AI/model/agent/bot` with
@@ -503,8 +509,6 @@ static INSTRUCTION_PATTERNS: LazyLock<Vec<Regex>> = LazyLock::new(|| {
             r"|repositor\w+|signed)\b",
         ),
         r"\b(?:trusts?|trusted|trusting)\s+(?:any|all|every|whatever|anything|everything)\b",
-        // A question is asked of someone, the assistant: no fact ends in `?`.
-        r"\?(?:[\s\x22')\]]|$)",
         concat!(
             r"\b(?:treat|consider|regard|count|take)\w*\s+(?:[^.;!?]|[.]\S)*?\bas\s+(?:(?:their|his|her)\s+own",
             r"|coming\s+from\s+(?:them|him|her|the\s+user))\b",
@@ -852,6 +856,7 @@ static SENTENCE_BREAK: LazyLock<Regex> =
 
 fn is_instruction(probe: &str) -> bool {
     INSTRUCTION_PATTERNS.iter().any(|re| re.is_match(probe))
+        || message::is_message(probe)
         || delegates_risky_act(probe)
         || sentences(probe).into_iter().any(|(sentence, aside)| {
             let words = words(sentence);
