@@ -125,8 +125,9 @@ pub enum Refusal {
 ///   (`-ous`, `-ful`, `-less`, `-able`, `-ly`); and it does not head a subject (below);
 /// - without an opener, its first word does not read as a statement (nor is it a past
 ///   tense such as `read`) and the next opens its object: a determiner or a pronoun (`the`,
-///   `this`, `every`, `your`, `them`, `it`, ...), never `a`, `to` or `that`, which follow
-///   nouns in facts or are prepositions in other languages;
+///   `this`, `every`, `your`, `them`, `it`, ...), or `a`/`an` in a sentence that has an
+///   English function word (`the`, `of`, `about`, ...), since `a` is a preposition in
+///   `Vive a Torino`; never `to` or `that`, which follow nouns in facts;
 /// - past any adverb from `fact`'s list (`mostly`, `really`, ...) or none, its first word is
 ///   a base-form verb from a list of about 150 things one tells an assistant to do (`run`,
 ///   `use`, `ignore`, `respond`, `prefer`, `be`, ...), unless, without an adverb, that word
@@ -983,8 +984,17 @@ fn takes_an_object(words: &[Word<'_>]) -> bool {
     !head.closes
         && !listed(PAST_OR_ORDERS, head.text)
         && !reads_as_statement(head.text)
-        && listed(OBJECT_OPENERS, next.text)
+        && (listed(OBJECT_OPENERS, next.text)
+            || (matches!(next.text, "a" | "an")
+                && words.iter().any(|w| listed(ENGLISH_ONLY, w.text))))
 }
+
+/// Function words of English that no other language the policy reads shares: with one of
+/// them in the sentence, `a` is the article (`Compose a poem about the sea`), not the
+/// preposition of `Vive a Torino`.
+const ENGLISH_ONLY: &str = "\
+    the of and with for about that is are at from by your my their his her it this what how \
+    which who";
 
 /// Whether a verb that is both a base form and a past tense (`cut`, `read`) is the past:
 /// a past form joined to it (`Just cut and dyed their hair.`) or the person's own object

@@ -984,3 +984,25 @@ fn messages_to_the_reader_are_refused() {
         assert_eq!(check(text), Ok(()), "{text:?}");
     }
 }
+
+/// `a` opens an object in an English sentence; in Italian, Spanish or Portuguese it is a
+/// preposition or an article after a third-person verb.
+#[test]
+fn the_article_opens_an_object_only_in_english() {
+    let orders = [
+        "Compose a poem about the sea.",
+        "Draft an email for the whole team.",
+    ];
+    for text in orders {
+        assert_eq!(check(text), Err(Refusal::Instruction), "{text:?}");
+    }
+    let facts = [
+        "Vive a Torino con il suo compagno.",
+        "Aprende a tocar la guitarra.",
+        "Adora a praia.",
+        "Denkt an seine Familie.",
+    ];
+    for text in facts {
+        assert_eq!(check(text), Ok(()), "{text:?}");
+    }
+}
