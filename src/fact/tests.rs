@@ -979,6 +979,9 @@ fn messages_to_the_reader_are_refused() {
         "Is looking for a cheap restaurant in the north of town.",
         "Has two daughters and a dog.",
         "Keeps a journal about their week.",
+        "Prefers this data format: JSON.",
+        "Maintains this website for their church.",
+        "Hates commuting. Which is why they work remotely.",
     ];
     for text in facts {
         assert_eq!(check(text), Ok(()), "{text:?}");

@@ -29,7 +29,7 @@ static QUOTED: LazyLock<Regex> = LazyLock::new(|| regex(r#""[^"]*"|“[^”]*”
 static QUESTION: LazyLock<Regex> = LazyLock::new(|| {
     regex(concat!(
         r"\?(?:[\s\x22')\]]|$|[\p{Han}\p{Hiragana}\p{Katakana}\p{Hangul}\p{Thai}])|[¿؟՞፧⸮]",
-        r"|(?:^|[.!;:]\s+)(?:what|who|whom|whose|which|where|why|how)\s+(?:is|are|was|were",
+        r"|(?:^|[.!;:]\s+)(?:what|who|whom|whose|where|why|how)\s+(?:is|are|was|were",
         r"|do|does|did|can|could|would|will|should|shall|may|might|must)\b",
     ))
 });
@@ -48,15 +48,22 @@ static SIGNS: LazyLock<Vec<Regex>> = LazyLock::new(|| {
     .iter()
     .map(|p| regex(p))
     .chain([regex(&format!(
-        r"\b(?:this|the\s+(?:following|above|below|preceding|attached|provided|given))\s+{TEXT}\b|\bthe\s+{TEXT}\s+(?:above|below)\b"
+        r"\bthe\s+(?:following|above|below|preceding|attached|provided|given)\s+{TEXT}\b|\bthe\s+{TEXT}\s+(?:above|below)\b|\bthis\s+{MESSAGE}\b"
     ))])
     .collect()
 });
 
-/// A piece of text, as pointed at in `the following email`, `this document`, `the text
-/// above`: the text around the message, which a memory file does not have.
+/// A piece of text, as pointed at in `the following email`, `the text above`: the text
+/// around the message, which a memory file does not have.
 const TEXT: &str = concat!(
     r"(?:[\w-]+\s+)?(?:message|e-?mail|text|document|note|sentence|instructions?|prompt",
     r"|content|paragraph|passage|snippet|article|conversation|chat|input|data|information",
     r"|table|page|webpage|website)",
+);
+
+/// What `this` points at only as the message itself (`this document`, `this prompt`);
+/// `this data pipeline` or `this website` may be the person's own.
+const MESSAGE: &str = concat!(
+    r"(?:message|e-?mail|text|document|note|sentence|instructions?|prompt|paragraph|passage",
+    r"|snippet|article|conversation)",
 );
