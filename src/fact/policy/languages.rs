@@ -15,6 +15,10 @@
 //! no imperative: only the phrases, a leading `请`/`不要`/`别`, and a few verbs (delete,
 //! show, send, ignore, forget) at the start refuse it.
 //!
+//! A first-person object bound to a verb (`Sag mir`, `Dis-moi`, `Dime`, `Dimmi`,
+//! `Diga-me`) is the speaker asking the reader, so an order too: a fact is told in the
+//! third person.
+//!
 //! It does not catch an order in these languages that uses none of these forms or verbs,
 //! and it does not look at other languages.
 
@@ -176,6 +180,13 @@ static IMPERATIVES: LazyLock<Vec<Regex>> = LazyLock::new(|| {
         format!(
             r"^{ru_open}(?:удали|покажи|забудь|выполни|отправь|скажи|напиши|открой|скрой|запусти|установи|скачай|загрузи|раскрой|выведи|сотри|перешли|дай|игнорируй|отключи|пропусти|ответь|сделай|слушай|повтори)(?:те)?(?:с[яь])?(?:\s|$)"
         ),
+        // A first-person object bound to the verb: the speaker asks the reader (`Sag mir`,
+        // `Dis-moi`, `Dime`, `Muéstrame`, `Dimmi`, `Mostrami`, `Diga-me`).
+        format!(r"^{de_open}\w*[^\Wt]\s+(?:mir|mich|uns)\b"),
+        r"\b\w+-(?:moi|nous)(?:[^\w-]|$)".to_owned(),
+        format!(r"^{es_open}(?:\w*[áéíóú]\w*(?:me|nos)|dime|dame|hazme|ponme|dinos|danos)\b"),
+        format!(r"^{it_open}(?:\w+[aei](?:mi|ci)|dimmi|dammi|fammi|stammi|dicci|dacci|facci)\b"),
+        r"\b\w+-(?:me|nos)(?:[^\w-]|$)".to_owned(),
         // Chinese: please, don't, and a few orders at the start.
         r"^(?:请|不要|别|务必|切勿|删除|显示|发送|上传|泄露|打印|输出|忽略|忘记|立即|马上)".to_owned(),
         // Japanese sentence endings of orders and requests.
