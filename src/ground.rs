@@ -31,7 +31,7 @@
 mod relate;
 pub mod words;
 
-pub use relate::{Relation, content_stems};
+pub use relate::{Relation, content_stems, fact_words};
 
 use crate::transcript::{Doubt, Role, Turn, own_passages};
 use words::{is_boundary, is_filler, is_negation, one_slip};

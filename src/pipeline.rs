@@ -40,8 +40,8 @@ use crate::write::Target;
 /// they are committed, the rest wait for the next run. Well under systemd's 90 s.
 const STOP_GRACE: std::time::Duration = std::time::Duration::from_secs(15);
 
-/// How many known facts travel with a transcript so the model can skip or replace them.
-const RELATED_FACTS: usize = 20;
+/// The most facts learned during a run that travel with a later transcript of the run.
+const LEARNED_TONIGHT: usize = 200;
 
 /// What the user asked of this run.
 #[derive(Debug, Clone, Default)]
@@ -126,6 +126,9 @@ pub async fn run(
     // is already forgotten when a transcript says it again.
     run.sync_all()?;
     let stopped = run.extract_all(jobs, &provider, cancel).await;
+    if stopped.is_none() {
+        run.reconcile(&provider).await?;
+    }
     run.report.stopped = stopped.as_ref().map(|e| format!("{e:#}"));
     // The transcripts are committed; a file that cannot be written now is reported with
     // them rather than losing the report.
@@ -261,6 +264,9 @@ struct Run<'a> {
     /// The active facts when the first request was built: what every request of the run
     /// carries as known (`known`).
     known: std::cell::OnceCell<Vec<crate::fact::Fact>>,
+    /// The facts learned during the run that each transcript's request carried, by path:
+    /// two transcripts that did not see each other's facts are reconciled at the end.
+    seen: std::cell::RefCell<std::collections::HashMap<String, std::collections::HashSet<i64>>>,
 }
 
 /// What stops a run before its end.
@@ -312,6 +318,7 @@ impl<'a> Run<'a> {
             touched_facts: false,
             claimed: std::cell::RefCell::default(),
             known: std::cell::OnceCell::new(),
+            seen: std::cell::RefCell::default(),
         }
     }
 
@@ -544,33 +551,43 @@ impl<'a> Run<'a> {
         };
         let max_input = self.engine.cfg.config.llm.max_input_tokens;
         // The builtin extractor has no use for known facts.
-        let (known, related) = if self.engine.cfg.llm.kind == llm::ProviderKind::Builtin {
-            (Known::default(), Vec::new())
-        } else {
-            let known = Known::of(
-                self.known_at_start()?,
-                &vault,
-                &self.engine.prompt.categories,
-                known::BUDGET_TOKENS.min(max_input / 2),
-            );
-            // Facts this run committed since it began, that share words with the transcript.
-            let store = &self.engine.store;
-            let related: Vec<String> = store
-                .index()
-                .map_err(|e| format!("{e:#}"))?
-                .related(&transcript::render(&turns), RELATED_FACTS)
-                .into_iter()
-                .filter_map(|id| store.ledger.fact(id).ok().flatten())
-                // Another vault's facts are not this transcript's business.
-                .filter(|f| {
-                    f.status == Status::Active
-                        && (f.scope == Scope::Global || f.vault.as_deref() == Some(vault.as_str()))
-                        && !known.contains(&f.text)
-                })
-                .map(|f| f.text)
-                .collect();
-            (known, related)
-        };
+        let (known, related): (Known, Vec<String>) =
+            if self.engine.cfg.llm.kind == llm::ProviderKind::Builtin {
+                (Known::default(), Vec::new())
+            } else {
+                let known = Known::of(
+                    self.known_at_start()?,
+                    &vault,
+                    &self.engine.prompt.categories,
+                    known::BUDGET_TOKENS.min(max_input / 2),
+                );
+                // Facts this run learned (or reworded) since it began: a night's worth.
+                let before: std::collections::HashSet<(i64, &str)> = self
+                    .known_at_start()?
+                    .iter()
+                    .map(|f| (f.id, f.text.as_str()))
+                    .collect();
+                let learned: Vec<(i64, String)> = self
+                    .engine
+                    .store
+                    .facts(&[Status::Active])
+                    .map_err(|e| format!("{e:#}"))?
+                    .into_iter()
+                    // Another vault's facts are not this transcript's business.
+                    .filter(|f| {
+                        (f.scope == Scope::Global || f.vault.as_deref() == Some(vault.as_str()))
+                            && !before.contains(&(f.id, f.text.as_str()))
+                    })
+                    .map(|f| (f.id, f.text))
+                    .take(LEARNED_TONIGHT)
+                    .collect();
+                // What this transcript's request saw of tonight's facts (`reconcile`).
+                self.seen.borrow_mut().insert(
+                    job.file.path.display().to_string(),
+                    learned.iter().map(|(id, _)| *id).collect(),
+                );
+                (known, learned.into_iter().map(|(_, text)| text).collect())
+            };
         let overhead = transcript::estimate_tokens(&system)
             + known.tokens()
             + related
@@ -605,6 +622,110 @@ impl<'a> Run<'a> {
         if expired > 0 {
             self.touched_facts = true;
             self.report.facts.expired += expired;
+        }
+        Ok(())
+    }
+
+    /// Links up the facts learned in this run from transcripts whose requests could not see
+    /// each other's (extracted at the same time): the model, asked once about those that
+    /// share words, says which repeat or update an earlier one (`llm::reconcile`).
+    async fn reconcile(&mut self, provider: &Provider) -> Result<()> {
+        let Some(snapshot) = self.known.get() else {
+            return Ok(());
+        };
+        let before: std::collections::HashSet<(i64, &str)> =
+            snapshot.iter().map(|f| (f.id, f.text.as_str())).collect();
+        let seen = self.seen.take();
+        // Each fact learned tonight, with the transcript it came from and that one's date.
+        let mut learned: Vec<(crate::fact::Fact, String, String)> = Vec::new();
+        for f in self.engine.store.facts(&[Status::Active])? {
+            if before.contains(&(f.id, f.text.as_str())) {
+                continue;
+            }
+            let source = self
+                .engine
+                .store
+                .ledger
+                .sources(f.id)?
+                .into_iter()
+                .find(|s| seen.contains_key(&s.transcript));
+            if let Some(source) = source {
+                learned.push((f, source.transcript, source.date));
+            }
+        }
+        // Two facts of one file (the person's, or one vault's) and one category, from
+        // transcripts whose requests did not carry each other's.
+        let blind = |a: &(crate::fact::Fact, String, String),
+                     b: &(crate::fact::Fact, String, String)| {
+            a.1 != b.1
+                && a.0.scope == b.0.scope
+                && a.0.category == b.0.category
+                && a.0.vault == b.0.vault
+                && !seen.get(&a.1).is_some_and(|s| s.contains(&b.0.id))
+                && !seen.get(&b.1).is_some_and(|s| s.contains(&a.0.id))
+        };
+        let stems: Vec<Vec<String>> = learned
+            .iter()
+            .map(|(f, _, _)| crate::ground::fact_words(&f.text))
+            .collect();
+        let mut asked: Vec<usize> = (0..learned.len())
+            .filter(|&i| {
+                (0..learned.len()).any(|j| {
+                    i != j
+                        && blind(&learned[i], &learned[j])
+                        && stems[i].iter().any(|s| stems[j].contains(s))
+                })
+            })
+            .collect();
+        if asked.len() < 2 {
+            return Ok(());
+        }
+        asked.sort_by(|&a, &b| {
+            (&learned[a].2, learned[a].0.id).cmp(&(&learned[b].2, learned[b].0.id))
+        });
+        let facts: Vec<llm::reconcile::Learned> = asked
+            .iter()
+            .map(|&i| llm::reconcile::Learned {
+                text: learned[i].0.text.clone(),
+                date: learned[i].2.clone(),
+            })
+            .collect();
+        let links = match provider.reconcile(&facts).await {
+            None => return Ok(()),
+            Some(Ok((links, usage))) => {
+                let tokens = &mut self.report.tokens;
+                tokens.input += usage.input_tokens;
+                tokens.output += usage.output_tokens;
+                tokens.cache_write += usage.cache_write_tokens;
+                tokens.cache_read += usage.cache_read_tokens;
+                links
+            }
+            Some(Err(e)) => {
+                let notice = format!(
+                    "could not ask whether {} facts learned tonight repeat or update each other: {e}; they stay as they are",
+                    facts.len()
+                );
+                self.progress.warn(&notice);
+                self.report.notices.push(notice);
+                return Ok(());
+            }
+        };
+        let id = |k: usize| learned[asked[k]].0.id;
+        let same: Vec<(i64, i64)> = links
+            .iter()
+            .enumerate()
+            .filter_map(|(k, l)| l.same_as.map(|to| (id(k), id(to))))
+            .collect();
+        let updates: Vec<(i64, i64)> = links
+            .iter()
+            .enumerate()
+            .filter_map(|(k, l)| l.replaces.map(|to| (id(k), id(to))))
+            .collect();
+        let (merged, replaced) = self.engine.store.reconcile(&same, &updates, &self.now)?;
+        if merged + replaced > 0 {
+            self.touched_facts = true;
+            self.report.facts.same_night += merged;
+            self.report.facts.replaced += replaced;
         }
         Ok(())
     }

@@ -159,6 +159,10 @@ pub struct FactCounts {
     pub held_by: std::collections::BTreeMap<String, usize>,
     /// Left out of a file by its size cap (kept in the ledger).
     pub archived: usize,
+    /// Learned in this run from two transcripts that could not see each other, saying the
+    /// same in other words: merged into the first (`llm::reconcile`).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub same_night: usize,
     /// Left out of the files because their last day (`valid_until`) passed: archived as
     /// expired, restorable.
     #[serde(skip_serializing_if = "is_zero")]
@@ -327,6 +331,13 @@ impl Report {
                 "               {} held for review (`memloop memory review`): {}",
                 f.held,
                 reasons.join("; ")
+            );
+        }
+        if f.same_night > 0 {
+            let _ = writeln!(
+                s,
+                "               {} merged: said the same as a fact learned the same night, in other words",
+                f.same_night
             );
         }
         if f.expired > 0 {
@@ -522,6 +533,7 @@ mod tests {
                 .into(),
                 archived: 2,
                 expired: 1,
+                same_night: 0,
             },
             memory: MemoryInfo {
                 path: "/home/u/.claude/rules/memory.md".into(),

@@ -361,6 +361,56 @@ impl Store {
         })
     }
 
+    /// Applies what the model said of facts learned in one run that could not see each
+    /// other (`llm::reconcile`): `(fact, earlier)` pairs that say the same (the later is
+    /// merged into the earlier, which gains its sources) and that update (the earlier is
+    /// archived as replaced). A fact the user wrote is never touched. Returns how many were
+    /// merged and replaced.
+    pub fn reconcile(
+        &mut self,
+        same: &[(i64, i64)],
+        updates: &[(i64, i64)],
+        now: &str,
+    ) -> Result<(usize, usize)> {
+        self.transaction(|l, _| {
+            let (mut merged, mut replaced) = (0, 0);
+            let live = |id: i64| -> Result<Option<Fact>> {
+                Ok(l.fact(id)?
+                    .filter(|f| f.status == Status::Active && f.origin != Origin::User))
+            };
+            for &(later, earlier) in same {
+                let (Some(_), Some(kept)) = (live(later)?, live(earlier)?) else {
+                    continue;
+                };
+                for source in l.sources(later)? {
+                    l.reinforce(earlier, &source)?;
+                }
+                l.replace(later, earlier)?;
+                l.add_event(
+                    later,
+                    now,
+                    "merged",
+                    Some(&format!("says the same as \u{201c}{}\u{201d}", kept.text)),
+                )?;
+                merged += 1;
+            }
+            for &(newer, older) in updates {
+                let (Some(new), Some(_)) = (live(newer)?, live(older)?) else {
+                    continue;
+                };
+                let source = l.sources(newer)?.into_iter().next();
+                l.replace(older, newer)?;
+                let detail = match &source {
+                    Some(source) => replaced_by(&new.text, source),
+                    None => format!("by \u{201c}{}\u{201d}", new.text),
+                };
+                l.add_event(older, now, "replaced", Some(&detail))?;
+                replaced += 1;
+            }
+            Ok((merged, replaced))
+        })
+    }
+
     /// Confirms these facts on `today` (`YYYY-MM-DD`): the user kept them, so they are as
     /// fresh as a transcript saying them today.
     pub fn confirm(&mut self, ids: &[i64], today: &str, now: &str) -> Result<()> {

@@ -102,6 +102,13 @@ fn stems(words: &[String]) -> impl Iterator<Item = String> + '_ {
         .map(|w| class(&stem(w)))
 }
 
+/// What a fact says, as words: its content words stemmed, without glue or the words that
+/// only frame it (`wants`, `prefers`, `user`).
+#[must_use]
+pub fn fact_words(text: &str) -> Vec<String> {
+    content(&super::words::words(text)).collect()
+}
+
 /// The words of `text` (as `words` reads it) that are not glue, stemmed: what a category's
 /// name and description share with a fact.
 #[must_use]

@@ -206,6 +206,7 @@ pub mod contract; // public for the fuzz targets (fuzz/), not an API
 pub mod cost;
 pub mod judge;
 pub mod openai;
+pub mod reconcile;
 pub mod retry;
 
 use contract::facts_from_value;
@@ -456,6 +457,29 @@ impl Provider {
         Some(
             self.ask(&judge::ask(pairs), |answered| {
                 Ok((judge::verdicts(&answered.said, n)?, answered.usage))
+            })
+            .await,
+        )
+    }
+
+    /// Asks how facts learned in one run from transcripts that could not see each other
+    /// link up (see `reconcile`): one link per fact, in order, and the usage. `None` for the
+    /// builtin extractor.
+    ///
+    /// # Errors
+    ///
+    /// The request failed after its retries, or its answer held no links.
+    pub async fn reconcile(
+        &self,
+        facts: &[reconcile::Learned],
+    ) -> Option<Result<(Vec<reconcile::Link>, Usage), LlmError>> {
+        if let Self::Builtin = self {
+            return None;
+        }
+        let n = facts.len();
+        Some(
+            self.ask(&reconcile::ask(facts), |answered| {
+                Ok((reconcile::links(&answered.said, n)?, answered.usage))
             })
             .await,
         )

@@ -115,7 +115,7 @@ fn a_file_that_always_fails_does_not_take_a_place_in_the_budget() {
     assert_eq!(report["transcripts"]["processed"], 2, "{report}");
     assert_eq!(report["transcripts"]["failed"], 1);
     assert_eq!(report["transcripts"]["deferred"], 1);
-    assert_eq!(mock.count(), 2);
+    assert_eq!(mock.extractions(), 2);
 }
 
 #[test]

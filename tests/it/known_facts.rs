@@ -249,3 +249,121 @@ fn a_night_pays_for_the_known_facts_about_once() {
             .is_some_and(|t| t.contains("<transcript"))
     );
 }
+
+/// Issue 18: two chats of one night, extracted at the same time, each say the same thing in
+/// their own words, or one changes what the other said: neither request could show the
+/// other's fact, so the run asks once at its end how those facts link up.
+#[test]
+fn facts_learned_the_same_night_by_transcripts_that_could_not_see_each_other_are_linked() {
+    let env = four_chats_of_one_night();
+    let mock = Mock::start();
+    mock.set_latency(std::time::Duration::from_millis(300));
+    mock.when(
+        |r| r.is_reconcile(),
+        crate::support::mock::Reply::Raw(crate::support::mock::anthropic_tool_use(
+            &json!({"links": [
+                {"n": 1, "same_as": null, "replaces": null},
+                {"n": 2, "same_as": 1, "replaces": null},
+                {"n": 3, "same_as": null, "replaces": null},
+                {"n": 4, "same_as": null, "replaces": 3},
+            ]}),
+            50,
+            10,
+        )),
+    );
+
+    let report = env.extract(&mock, &[], 0);
+
+    let asked: Vec<String> = mock
+        .requests()
+        .into_iter()
+        .filter(|r| r.is_reconcile())
+        .map(|r| r.user_text())
+        .collect();
+    assert_eq!(asked.len(), 1, "one request at the end of the run");
+    assert!(
+        !asked[0].contains("<transcript"),
+        "facts only: {}",
+        asked[0]
+    );
+    assert_eq!(report["facts"]["same_night"], 1, "{report}");
+    assert_eq!(report["facts"]["replaced"], 1, "{report}");
+    let mut shown = bullets(&env.memory());
+    shown.sort();
+    assert_eq!(shown, ["Lives in Berlin.", "Works at Shopify in Berlin."]);
+    let why = env
+        .cmd()
+        .args(["memory", "why", "based in Berlin"])
+        .assert()
+        .code(0);
+    let why = String::from_utf8_lossy(&why.get_output().stdout).into_owned();
+    assert!(
+        why.contains("says the same as \u{201c}Lives in Berlin.\u{201d}"),
+        "{why}"
+    );
+}
+
+/// Four chats of two days whose facts share words: two say where the person lives, two
+/// where they work.
+fn four_chats_of_one_night() -> TestEnv {
+    let env = TestEnv::new();
+    env.create_vault("gamma");
+    for (name, line) in [
+        (
+            "2026-06-01-0900-a.md",
+            "remember: Identity | global | Lives in Berlin.",
+        ),
+        (
+            "2026-06-01-1000-b.md",
+            "remember: Identity | global | Is based in Berlin.",
+        ),
+        (
+            "2026-06-01-1100-c.md",
+            "remember: Identity | global | Works at Stripe in Berlin.",
+        ),
+        (
+            "2026-06-02-0900-d.md",
+            "remember: Identity | global | Works at Shopify in Berlin.",
+        ),
+    ] {
+        env.add_transcript(
+            "gamma",
+            name,
+            &transcript(&name[..10], "09:00", "Day", line),
+        );
+    }
+    env
+}
+
+/// A reconcile answer that cannot be read leaves the night's facts as they are and says so;
+/// the run still succeeds.
+#[test]
+fn an_unreadable_reconcile_answer_keeps_every_fact_and_is_a_notice() {
+    let env = four_chats_of_one_night();
+    let mock = Mock::start();
+    mock.set_latency(std::time::Duration::from_millis(300));
+    mock.when(
+        |r| r.is_reconcile(),
+        crate::support::mock::Reply::Raw(crate::support::mock::anthropic_tool_use(
+            &json!({"answer": "I cannot tell."}),
+            50,
+            10,
+        )),
+    );
+
+    let report = env.extract(&mock, &[], 0);
+
+    assert!(mock.requests().iter().any(|r| r.is_reconcile()));
+    assert_eq!(
+        report["facts"]["same_night"].as_u64().unwrap_or(0),
+        0,
+        "{report}"
+    );
+    assert_eq!(bullets(&env.memory()).len(), 4);
+    let notices = report["notices"].to_string();
+    assert!(
+        notices
+            .contains("could not ask whether 4 facts learned tonight repeat or update each other"),
+        "{notices}"
+    );
+}

@@ -355,7 +355,7 @@ fn a_slow_old_transcript_does_not_pile_up_uncommitted_answers() {
         "at most twice the concurrency is asked for while the oldest is slow: {while_waiting}"
     );
     assert_eq!(status.code(), Some(0));
-    assert_eq!(mock.count(), 8);
+    assert_eq!(mock.extractions(), 8);
     assert_eq!(bullets(&env.memory()).len(), 8);
 }
 

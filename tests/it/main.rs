@@ -54,6 +54,7 @@ mod status;
 mod support;
 mod trust;
 mod updates;
+mod year;
 
 /// Every file in tests/it/ is a module of this binary: a test file nobody declared would
 /// never run.

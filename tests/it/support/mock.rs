@@ -57,6 +57,10 @@ pub enum Reply {
     Truncated,
     /// Close the connection without a byte of answer.
     Drop,
+    /// 200 in the endpoint's format whose answer (tool input or content) is this JSON, with
+    /// usage counted from the request's size (four characters a token) and the prompt
+    /// cache applied when it is on: for a responder playing a model over many requests.
+    Answer(Value),
     /// 200 with exactly this body.
     Raw(String),
 }
@@ -152,6 +156,11 @@ impl Recorded {
         is_judge(&self.json())
     }
 
+    /// Whether this request asks how facts learned the same night link up.
+    pub fn is_reconcile(&self) -> bool {
+        is_reconcile(&self.json())
+    }
+
     /// Every piece of text in the user messages, JSON-decoded, joined by newlines.
     pub fn user_text(&self) -> String {
         let body = self.json();
@@ -190,9 +199,22 @@ struct PromptCache {
     prompts: Vec<String>,
 }
 
-/// Anthropic caches nothing shorter (Claude Haiku 4.5's minimum), OpenAI nothing under
-/// 1,024 tokens, and counts what it reads in blocks of 128.
-const ANTHROPIC_CACHE_MIN_TOKENS: usize = 4096;
+/// The shortest prefix Anthropic caches for a model: 4,096 tokens for Claude Haiku 4.5 and
+/// Opus 4.5 and later, 2,048 for the older Haikus, 1,024 for the Sonnets and older Opus.
+fn anthropic_cache_min(model: &str) -> usize {
+    if ["haiku-4-5", "opus-4-5", "opus-4-6"]
+        .iter()
+        .any(|m| model.contains(m))
+    {
+        4096
+    } else if model.contains("haiku") {
+        2048
+    } else {
+        1024
+    }
+}
+
+/// OpenAI caches nothing under 1,024 tokens, and counts what it reads in blocks of 128.
 const OPENAI_CACHE_MIN_TOKENS: usize = 1024;
 
 /// Tokens as the mock counts them: four characters each, rounded up.
@@ -216,9 +238,10 @@ impl PromptCache {
                 breakpoints.push(prefix.clone());
             }
         }
+        let min = anthropic_cache_min(request["model"].as_str().unwrap_or_default());
         let eligible: Vec<&String> = breakpoints
             .iter()
-            .filter(|p| mock_tokens(p) >= ANTHROPIC_CACHE_MIN_TOKENS)
+            .filter(|p| mock_tokens(p) >= min)
             .collect();
         let read = eligible
             .iter()
@@ -338,7 +361,8 @@ impl Mock {
 
     /// Caches prompts from now on as the APIs do, and says so in each echo answer's usage:
     /// Anthropic (`cache_creation_input_tokens`, `cache_read_input_tokens`) for prefixes up
-    /// to a `cache_control` breakpoint of at least 4,096 tokens, OpenAI
+    /// to a `cache_control` breakpoint of the model's minimum (4,096 tokens for Claude Haiku
+    /// 4.5, 1,024 for Sonnet), OpenAI
     /// (`prompt_tokens_details.cached_tokens`) for any prefix of 1,024 tokens shared with
     /// an earlier prompt. Off by default, so token counts stay what older tests expect.
     pub fn cache_prompts(&self) {
@@ -363,6 +387,15 @@ impl Mock {
     /// How many requests were received so far.
     pub fn count(&self) -> usize {
         lock(&self.shared.log).len()
+    }
+
+    /// How many transcripts were asked about: the requests that are neither a judge's
+    /// nor the end of run's reconcile.
+    pub fn extractions(&self) -> usize {
+        lock(&self.shared.log)
+            .iter()
+            .filter(|r| !r.is_judge() && !r.is_reconcile())
+            .count()
     }
 
     /// The request count once it has stopped changing for 200 ms (at most 5 s): a client
@@ -511,6 +544,13 @@ fn answer(
         }
         Reply::Drop => Ok(()),
         Reply::Raw(body) => respond(stream, 200, &[], JSON, &body),
+        Reply::Answer(answer) => respond(
+            stream,
+            200,
+            &[],
+            JSON,
+            &answered(endpoint, request, serial, shared, &answer),
+        ),
     }
 }
 
@@ -759,6 +799,31 @@ pub fn is_judge(request: &Value) -> bool {
 /// The tool a judging request names.
 pub const JUDGE_TOOL: &str = "record_verdicts";
 
+/// The tool a reconciling request (`llm::reconcile`) names.
+pub const RECONCILE_TOOL: &str = "record_links";
+
+/// Whether the request asks how facts learned the same night link up, not for facts.
+pub fn is_reconcile(request: &Value) -> bool {
+    tool_name(request) == Some(RECONCILE_TOOL)
+        || request["response_format"]["json_schema"]["name"] == "links"
+        || request_text(request).contains("<facts untrusted=\"true\">")
+}
+
+/// The facts of a reconciling request, in order.
+pub fn reconciled_items(request: &Value) -> Vec<String> {
+    let text = request_text(request);
+    let Some(start) = text.find("<facts untrusted=\"true\">\n") else {
+        return Vec::new();
+    };
+    let rest = &text[start + "<facts untrusted=\"true\">\n".len()..];
+    let end = rest.find("\n</facts>").unwrap_or(rest.len());
+    let items: Vec<Value> = serde_json::from_str(&rest[..end]).unwrap_or_default();
+    items
+        .iter()
+        .map(|i| i["fact"].as_str().unwrap_or_default().to_owned())
+        .collect()
+}
+
 /// The user text of a request.
 fn request_text(request: &Value) -> String {
     let mut text = Vec::new();
@@ -819,9 +884,48 @@ fn request_verdicts(request: &Value) -> Value {
     json!({"verdicts": verdicts})
 }
 
+/// [`Reply::Answer`]'s body: `answer` as the model's, every input token counted.
+fn answered(
+    endpoint: Endpoint,
+    request: &Value,
+    serial: u64,
+    shared: &Shared,
+    answer: &Value,
+) -> String {
+    let mut cache = lock(&shared.cache);
+    let prompt = mock_tokens(&request["tools"].to_string())
+        + mock_tokens(&request["system"].to_string())
+        + messages(request)
+            .map(|m| mock_tokens(&m["content"].to_string()))
+            .sum::<usize>();
+    let output = mock_tokens(&answer.to_string()) as u64;
+    match endpoint {
+        Endpoint::Anthropic => {
+            let (written, read) = cache.as_mut().map_or((0, 0), |c| c.anthropic(request));
+            let mut body: Value =
+                serde_json::from_str(&anthropic_echo(request, serial, answer, written, read))
+                    .expect("the echo is JSON");
+            body["usage"]["input_tokens"] = json!((prompt as u64).saturating_sub(written + read));
+            body["usage"]["output_tokens"] = json!(output);
+            body.to_string()
+        }
+        Endpoint::OpenAi => {
+            let cached = cache.as_mut().map_or(0, |c| c.openai(request));
+            let mut body: Value =
+                serde_json::from_str(&openai_echo(request, serial, answer, cached))
+                    .expect("the echo is JSON");
+            body["usage"]["prompt_tokens"] = json!(prompt as u64);
+            body["usage"]["completion_tokens"] = json!(output);
+            body.to_string()
+        }
+    }
+}
+
 fn success(endpoint: Endpoint, request: &Value, serial: u64, shared: &Shared) -> String {
     let facts = if is_judge(request) {
         request_verdicts(request)
+    } else if is_reconcile(request) {
+        json!({"links": []})
     } else {
         request_facts(request)
     };
