@@ -14,6 +14,7 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
+mod check;
 mod prefilter;
 mod rules;
 mod value;
