@@ -17,6 +17,7 @@ use regex::Regex;
 mod check;
 mod prefilter;
 mod rules;
+mod services;
 mod value;
 
 use prefilter::active_rules;

@@ -405,3 +405,83 @@ pub(super) fn random_looking(text: &str, value: Range<usize>) -> Option<Range<us
     let digit = s.bytes().any(|b| b.is_ascii_digit());
     (letter && digit && !is_placeholder(s)).then_some(value)
 }
+
+/// The `sk-` key of a service other than OpenAI or Anthropic: its tail (after the last
+/// `-`) holds letters and digits in no pattern, so `sk-` and a kebab-case name stay.
+pub(super) fn sk_key(text: &str, value: Range<usize>) -> Option<Range<usize>> {
+    let s = &text[value.clone()];
+    let tail = s.rsplit('-').next().unwrap_or(s);
+    let letter = tail.bytes().any(|b| b.is_ascii_alphabetic());
+    let digit = tail.bytes().any(|b| b.is_ascii_digit());
+    (tail.len() >= 32 && letter && digit && class_changes(tail) >= 0.2).then_some(value)
+}
+
+/// A prefix, `_` or `-`, and a tail that reads as generated: not an identifier
+/// (`test_ParseHttpHeader2WithUnicode`), a UUID or a hash (no upper case), nor an OpenAI
+/// completion id (`chatcmpl-…`, which names a response, not a credential).
+pub(super) fn prefixed_random_token(text: &str, value: Range<usize>) -> Option<Range<usize>> {
+    let s = &text[value.clone()];
+    let (prefix, tail) = s.split_at(s.find(['_', '-'])?);
+    (prefix != "chatcmpl" && looks_random(&tail[1..], 28)).then_some(value)
+}
+
+/// A token whose parts, dots aside, read as generated.
+pub(super) fn random_token(text: &str, value: Range<usize>) -> Option<Range<usize>> {
+    let s: String = text[value.clone()].chars().filter(|&c| c != '.').collect();
+    looks_random(&s, 28).then_some(value)
+}
+
+/// At least `min_len` characters that read as generated: upper and lower case, few `_`
+/// or `-` (a snake_case name has one every few letters), a kind of character (upper,
+/// lower, digit) that changes at four places in ten or more (a random string: about six;
+/// a `CamelCase2Name`: two or three), and under half of it in runs of three or more
+/// lower-case letters (the words of `SetExcFromWindowsErr`).
+fn looks_random(s: &str, min_len: usize) -> bool {
+    let kept: String = s.chars().filter(|&c| c != '_' && c != '-').collect();
+    let separators = s.len() - kept.len();
+    let mut in_words = 0;
+    let mut run = 0;
+    for b in kept.bytes().chain([b' ']) {
+        if b.is_ascii_lowercase() {
+            run += 1;
+        } else {
+            if run >= 3 {
+                in_words += run;
+            }
+            run = 0;
+        }
+    }
+    s.len() >= min_len
+        && separators * 6 <= s.len()
+        && kept.bytes().any(|b| b.is_ascii_uppercase())
+        && kept.bytes().any(|b| b.is_ascii_lowercase())
+        && class_changes(&kept) >= 0.4
+        && in_words * 2 < kept.len()
+}
+
+/// How often the kind of character (upper case, lower case, digit, other) changes from one
+/// character to the next, from 0 to 1.
+fn class_changes(s: &str) -> f64 {
+    let class = |b: &u8| {
+        if b.is_ascii_uppercase() {
+            0
+        } else if b.is_ascii_lowercase() {
+            1
+        } else if b.is_ascii_digit() {
+            2
+        } else {
+            3
+        }
+    };
+    let bytes = s.as_bytes();
+    if bytes.len() < 2 {
+        return 0.0;
+    }
+    let changes = bytes
+        .windows(2)
+        .filter(|w| class(&w[0]) != class(&w[1]))
+        .count();
+    #[allow(clippy::cast_precision_loss)]
+    let ratio = changes as f64 / (bytes.len() - 1) as f64;
+    ratio
+}

@@ -30,11 +30,15 @@
 //! `dockerhub`-style PATs; `linear-key` from `linear-api-key`; `heroku-key` from
 //! `heroku-api-key` and `heroku-api-key-v2`; `grafana-token` from `grafana-api-key`,
 //! `grafana-cloud-api-token` and `grafana-service-account-token`; `postman-key` from
-//! `postman-api-token`; `twilio-api-key` from `twilio-api-key` (with its entropy floor); the
-//! AWS key id takes any upper-case letters and digits, where gitleaks takes base32.
+//! `postman-api-token`; `twilio-api-key` from `twilio-api-key` (with its entropy floor);
+//! `service-token` from every other gitleaks rule with a prefix or fixed shape of its own
+//! (listed in `services`, with gitleaks' entropy floor of 3 bits); the AWS key id takes any
+//! upper-case letters and digits, where gitleaks takes base32.
 //! `aws-secret-key`, `url-password`, `url-token` (a key as a URL's user part, such as a
 //! Sentry DSN), `twilio-auth-token` (32 hex digits named after the word `twilio`),
-//! `passphrase` and `secret` (a secret named in a sentence) are our own, as are the short
+//! `api-key` (the `sk-` keys of other services), `token` for a service's prefix before a
+//! random tail and for Discord bot tokens, `passphrase` and `secret` (a secret named in a
+//! sentence) are our own, as are the short
 //! `pw`/`pass` keys, `user / password` pairs after a login label, and the extensions of the
 //! assignment rules: any suffix after the secret word (`SECRET_KEY_BASE`,
 //! `private_key_id`), `AccountKey` and `auth`, quoted values with spaces, letters-only
@@ -51,10 +55,12 @@ use regex::Regex;
 
 use super::check::{
     bare_bearer, high_entropy, keep, mixed_case_with_digits, not_documentation_example,
-    passphrase_value, password_flag, password_value, prose_value, random_looking,
-    short_password_value, slack_token, token_flag, token_value, url_password,
+    passphrase_value, password_flag, password_value, prefixed_random_token, prose_value,
+    random_looking, random_token, short_password_value, sk_key, slack_token, token_flag,
+    token_value, url_password,
 };
 use super::compile;
+use super::services;
 
 /// Decides what part of a candidate value is a secret, or that it is not one. It gets
 /// the whole text so it can look at the characters around the value (a quote before it).
@@ -319,6 +325,26 @@ pub(super) const SPECS: &[Spec] = &[
         accept: keep,
     },
     Spec {
+        kind: "service-token",
+        keywords: services::KEYWORDS,
+        pattern: Pattern::Regex(services::PATTERN),
+        accept: high_entropy,
+    },
+    Spec {
+        kind: "service-token",
+        keywords: &["q~"],
+        pattern: Pattern::Regex(services::AZURE_CLIENT_SECRET),
+        accept: high_entropy,
+    },
+    Spec {
+        kind: "api-key",
+        keywords: &["sk-"],
+        // The `sk-` keys of other services (OpenRouter's `sk-or-v1-…`, DeepSeek's and
+        // others' `sk-` and 32 hex digits): short lower-case segments, then a long tail.
+        pattern: Pattern::Regex(r"(?-u:\b)sk-(?:[a-z0-9]{1,8}-){0,3}[A-Za-z0-9]{32,}(?-u:\b)"),
+        accept: sk_key,
+    },
+    Spec {
         kind: "twilio-api-key",
         keywords: &["sk"],
         pattern: Pattern::Regex(r"(?-u:\b)SK[0-9a-fA-F]{32}(?-u:\b)"),
@@ -437,6 +463,23 @@ pub(super) const SPECS: &[Spec] = &[
             "(?:[Tt]oken|TOKEN|[Ss]ecret|SECRET|(?:[Aa]pi|API|[Aa]ccess|ACCESS|[Aa]ccount|ACCOUNT|[Ss]hared[Aa]ccess|SHARED_?ACCESS|[Ss]ecret|SECRET|[Pp]rivate|PRIVATE|[Aa]uth|AUTH|[Ee]ncryption|ENCRYPTION|[Ss]igning|SIGNING|[Mm]aster|MASTER|[Ll]icense|LICENSE|[Cc]lient|CLIENT|[Aa]pp|APP|[Ss]ervice|SERVICE)[_-]?(?:[Kk]ey|KEY))(?:[_.-][A-Za-z0-9]+|[A-Z][a-z0-9]+)*|(?-u:\\b)(?:auth|AUTH)"
         )),
         accept: token_value,
+    },
+    Spec {
+        kind: "token",
+        keywords: &["_", "-"],
+        // A service's prefix, `_` or `-`, and a long random tail (Groq's `gsk_…`, Google's
+        // `GOCSPX-…`, the next service's format): the tail must read as generated.
+        pattern: Pattern::Regex(r"(?-u:\b)[A-Za-z][A-Za-z0-9]{1,9}[_-][A-Za-z0-9_-]{28,}"),
+        accept: prefixed_random_token,
+    },
+    Spec {
+        kind: "token",
+        keywords: &["."],
+        // A Discord bot token: the bot's id in base64, a timestamp and an HMAC.
+        pattern: Pattern::Regex(
+            r"(?-u:\b)[MNO][A-Za-z0-9_-]{23,27}\.[A-Za-z0-9_-]{6}\.[A-Za-z0-9_-]{27,}",
+        ),
+        accept: random_token,
     },
     Spec {
         kind: "secret",

@@ -1118,3 +1118,106 @@ fn a_bare_value_runs_to_whitespace_symbols_and_all() {
         assert_eq!(scan(case), vec![], "{case:?}");
     }
 }
+#[test]
+fn service_tokens_and_prefixed_random_tokens_go_but_ids_and_names_stay() {
+    let upper = |seed, n| chars_from("ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789", seed, n);
+    let hex = |seed, n| chars_from(HEX, seed, n);
+    let urlsafe = |seed, n| chars_from(URLSAFE, seed, n);
+    assert_redacted(&[
+        (
+            "key: ",
+            format!("AGE-SECRET-KEY-1{}", upper(180, 58)),
+            "\n",
+            "service-token",
+        ),
+        (
+            "1Password: ",
+            format!(
+                "A3-{}-{}-{}-{}-{}",
+                upper(181, 6),
+                upper(182, 11),
+                upper(183, 5),
+                upper(184, 5),
+                upper(185, 5)
+            ),
+            " in the kit",
+            "service-token",
+        ),
+        (
+            "pulumi ",
+            format!("pul-{}", hex(186, 40)),
+            " ok",
+            "service-token",
+        ),
+        (
+            "gem ",
+            format!("rubygems_{}", hex(187, 48)),
+            "",
+            "service-token",
+        ),
+        (
+            "mail ",
+            format!("xkeysib-{}-{}", hex(188, 64), alnum(189, 16)),
+            "",
+            "service-token",
+        ),
+        (
+            "origin ",
+            format!("v1.0-{}-{}", hex(190, 24), hex(191, 146)),
+            "",
+            "service-token",
+        ),
+        (
+            "AZURE client secret: ",
+            format!("{}8Q~{}", alnum(192, 3), urlsafe(193, 31)),
+            "",
+            "service-token",
+        ),
+        (
+            "OpenRouter ",
+            format!("sk-or-v1-{}", hex(194, 64)),
+            " for the agent",
+            "api-key",
+        ),
+        ("deepseek ", format!("sk-{}", hex(195, 32)), ".", "api-key"),
+        (
+            "GROQ via ",
+            format!("gsk_{}", alnum(196, 52)),
+            " fast",
+            "token",
+        ),
+        (
+            "client ",
+            format!("GOCSPX-{}", urlsafe(197, 28)),
+            "",
+            "token",
+        ),
+        (
+            "client.login(\"",
+            format!(
+                "M{}.{}.{}",
+                alnum(198, 23),
+                urlsafe(199, 6),
+                urlsafe(200, 27)
+            ),
+            "\")",
+            "token",
+        ),
+    ]);
+    let cases = [
+        format!("msg_01{} toolu_01{}", alnum(201, 22), alnum(202, 22)),
+        format!("req_011C{} chatcmpl-{}", alnum(203, 18), alnum(204, 29)),
+        "fn test_HandlesUTF8InputWithBOMCorrectly2() {}".to_owned(),
+        "PyErr_SetExcFromWindowsErrWithFilenameObject".to_owned(),
+        "test_state_is_not_None_and_state_file_is_not_None".to_owned(),
+        "OPENSSL_DIR_x86_64_unknown_linux_gnu".to_owned(),
+        "Octet-String-to-Elliptic-Curve-Point".to_owned(),
+        format!("sha256-{} and build-{}", hex(205, 64), hex(206, 40)),
+        "sk-this-is-a-very-long-kebab-case-identifier-for-tests".to_owned(),
+        format!("sk-{}", "abcdefghij".repeat(4)),
+        "apply the path pattern; the API-level test".to_owned(),
+    ];
+    for case in cases {
+        assert_eq!(scan(&case), vec![], "{case:?}");
+    }
+}
