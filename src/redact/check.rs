@@ -95,6 +95,15 @@ fn shannon_entropy(s: &str) -> f64 {
         .sum()
 }
 
+/// After a flag that is a password only for some commands (`-p`, `-a`), a value that
+/// reads as generated and holds no `/`, `:` or `\`: `ssh -p 2222`, `mkdir -p src/Foo2`,
+/// `docker run -p 8080:80`, `ls -a Downloads2024` stay.
+pub(super) fn generated_flag_value(text: &str, value: Range<usize>) -> Option<Range<usize>> {
+    let value = password_flag(text, value)?;
+    let s = &text[value.clone()];
+    (!s.contains(['/', ':', '\\']) && looks_random(s, 8, 0.3)).then_some(value)
+}
+
 /// After `--password`, a bare word is the password: code does not pass flags identifiers.
 pub(super) fn password_flag(text: &str, value: Range<usize>) -> Option<Range<usize>> {
     credential_value(
@@ -422,21 +431,21 @@ pub(super) fn sk_key(text: &str, value: Range<usize>) -> Option<Range<usize>> {
 pub(super) fn prefixed_random_token(text: &str, value: Range<usize>) -> Option<Range<usize>> {
     let s = &text[value.clone()];
     let (prefix, tail) = s.split_at(s.find(['_', '-'])?);
-    (prefix != "chatcmpl" && looks_random(&tail[1..], 28)).then_some(value)
+    (prefix != "chatcmpl" && looks_random(&tail[1..], 28, 0.4)).then_some(value)
 }
 
 /// A token whose parts, dots aside, read as generated.
 pub(super) fn random_token(text: &str, value: Range<usize>) -> Option<Range<usize>> {
     let s: String = text[value.clone()].chars().filter(|&c| c != '.').collect();
-    looks_random(&s, 28).then_some(value)
+    looks_random(&s, 28, 0.4).then_some(value)
 }
 
 /// At least `min_len` characters that read as generated: upper and lower case, few `_`
 /// or `-` (a snake_case name has one every few letters), a kind of character (upper,
-/// lower, digit) that changes at four places in ten or more (a random string: about six;
-/// a `CamelCase2Name`: two or three), and under half of it in runs of three or more
-/// lower-case letters (the words of `SetExcFromWindowsErr`).
-fn looks_random(s: &str, min_len: usize) -> bool {
+/// lower, digit, symbol) that changes at `min_changes` of the places or more (a random
+/// string: about six in ten; a `CamelCase2Name`: two or three), and under half of it in
+/// runs of three or more lower-case letters (the words of `SetExcFromWindowsErr`).
+fn looks_random(s: &str, min_len: usize, min_changes: f64) -> bool {
     let kept: String = s.chars().filter(|&c| c != '_' && c != '-').collect();
     let separators = s.len() - kept.len();
     let mut in_words = 0;
@@ -455,7 +464,7 @@ fn looks_random(s: &str, min_len: usize) -> bool {
         && separators * 6 <= s.len()
         && kept.bytes().any(|b| b.is_ascii_uppercase())
         && kept.bytes().any(|b| b.is_ascii_lowercase())
-        && class_changes(&kept) >= 0.4
+        && class_changes(&kept) >= min_changes
         && in_words * 2 < kept.len()
 }
 

@@ -54,10 +54,10 @@ use std::sync::LazyLock;
 use regex::Regex;
 
 use super::check::{
-    bare_bearer, high_entropy, keep, mixed_case_with_digits, not_documentation_example,
-    passphrase_value, password_flag, password_value, prefixed_random_token, prose_value,
-    random_looking, random_token, short_password_value, sk_key, slack_token, token_flag,
-    token_value, url_password,
+    bare_bearer, generated_flag_value, high_entropy, keep, mixed_case_with_digits,
+    not_documentation_example, passphrase_value, password_flag, password_value,
+    prefixed_random_token, prose_value, random_looking, random_token, short_password_value, sk_key,
+    slack_token, token_flag, token_value, url_password,
 };
 use super::compile;
 use super::services;
@@ -97,6 +97,13 @@ macro_rules! quoted_value {
 macro_rules! value {
     () => {
         concat!("(?:", quoted_value!(), r#"|([^\s"'`,;&()\[\]{}<>\\]+))"#)
+    };
+}
+
+/// A flag's value: quoted, or bare up to whitespace.
+macro_rules! flag_value {
+    () => {
+        r#"(?:"([^"\r\n]+)"|'([^'\r\n]+)'|([^\s"'`]+))"#
     };
 }
 
@@ -407,6 +414,54 @@ pub(super) const SPECS: &[Spec] = &[
             r#"(?i)(?:(?m:^)|[ \t])--?(?:[a-z0-9]+-)*(?:password|passwd|pass|pwd)(?:=|[ \t]+)(?:"([^"\s]+)"|'([^'\s]+)'|([^\s"'`]+))"#,
         ),
         accept: password_flag,
+    },
+    Spec {
+        kind: "password",
+        keywords: &[
+            "sshpass",
+            "mysql",
+            "mariadb",
+            "redis-cli",
+            "security",
+            "login",
+            "twine",
+            "mongo",
+            "mosquitto_",
+            "ipmitool",
+            "ldap",
+        ],
+        // The short flags that are a password only for some commands: `sshpass -p`,
+        // `mysql -p…` (joined: `-p shop` asks, and shop is the database), `redis-cli -a`,
+        // `security add-generic-password -w`, `docker login -p` and the other registry
+        // logins, `twine -p`, `mongo -p`, `mosquitto_pub -P`, `ipmitool -P`, `ldapsearch -w`.
+        pattern: Pattern::Regex(concat!(
+            r"(?-u:\b)(?:sshpass[^\r\n|;&]*?[ \t]-p[ \t]*",
+            flag_value!(),
+            r"|(?:mysql(?:dump|admin|import|show|check|pump|sh)?|mariadb(?:-?dump|-?admin)?)[^\r\n|;&]*?[ \t]-p",
+            flag_value!(),
+            r"|redis-cli[^\r\n|;&]*?[ \t]-a[ \t]+",
+            flag_value!(),
+            r"|security[ \t]+add-(?:generic|internet)-password[^\r\n|;&]*?[ \t]-w[ \t]+",
+            flag_value!(),
+            r"|(?:docker|podman|buildah|skopeo|nerdctl|oras|crane|helm[ \t]+registry|az)[ \t]+login[^\r\n|;&]*?[ \t]-p[ \t]+",
+            flag_value!(),
+            r"|(?:twine|mongo(?:sh|dump|restore|export|import|stat|top|files)?)[^\r\n|;&]*?[ \t]-p[ \t]+",
+            flag_value!(),
+            r"|(?:mosquitto_(?:pub|sub|rr)|ipmitool)[^\r\n|;&]*?[ \t]-P[ \t]+",
+            flag_value!(),
+            r"|ldap(?:search|add|modify|delete|modrdn|compare|whoami|passwd|exop)[^\r\n|;&]*?[ \t]-w[ \t]+",
+            flag_value!(),
+            r")"
+        )),
+        accept: password_flag,
+    },
+    Spec {
+        kind: "password",
+        keywords: &["-p", "-a", "-w"],
+        // Any other command's `-p`, `-P`, `-a` or `-w`: a port, a path, a name or a word is
+        // no password, so the value must read as generated.
+        pattern: Pattern::Regex(concat!(r"(?:(?m:^)|[ \t])-[pPaw][ \t]+", flag_value!())),
+        accept: generated_flag_value,
     },
     Spec {
         kind: "token",

@@ -1221,3 +1221,75 @@ fn service_tokens_and_prefixed_random_tokens_go_but_ids_and_names_stay() {
         assert_eq!(scan(&case), vec![], "{case:?}");
     }
 }
+
+#[test]
+fn password_flags_of_command_lines_go_but_ports_paths_and_words_stay() {
+    let pw = |seed| format!("Hx{}7!", alnum(seed, 8));
+    assert_redacted(&[
+        ("sshpass -p '", pw(210), "' ssh deploy@host", "password"),
+        ("sshpass -p", pw(211), " ssh deploy@host", "password"),
+        ("mysql -u root -p", pw(212), " shop", "password"),
+        (
+            "mariadb-dump -uroot -p",
+            pw(213),
+            " shop > dump.sql",
+            "password",
+        ),
+        ("redis-cli -h cache -a ", pw(214), " ping", "password"),
+        ("redis-cli -a ", "foobared".to_owned(), " ping", "password"),
+        (
+            "security add-generic-password -a bob -s deploy -w ",
+            pw(215),
+            "",
+            "password",
+        ),
+        ("docker login -u bob -p ", pw(216), " ghcr.io", "password"),
+        ("twine upload -u bob -p ", pw(217), " dist/*", "password"),
+        (
+            "mongosh --host db -u admin -p ",
+            pw(218),
+            " --authenticationDatabase admin",
+            "password",
+        ),
+        (
+            "mosquitto_pub -h broker -u bob -P ",
+            pw(219),
+            " -t x",
+            "password",
+        ),
+        (
+            "ipmitool -I lanplus -H bmc -U admin -P ",
+            pw(220),
+            " power status",
+            "password",
+        ),
+        (
+            "ldapsearch -x -D cn=admin,dc=corp -w ",
+            pw(221),
+            " -b dc=corp",
+            "password",
+        ),
+        (
+            "some-tool --verbose -p ",
+            alnum(222, 14),
+            " run",
+            "password",
+        ),
+        ("backup -a '", alnum(223, 16), "'", "password"),
+    ]);
+    let cases = [
+        "mysql -u root -p shop",
+        "mysql -h db -P 3306 -u root -p",
+        "ssh -p 2222 host; docker run -p 8080:80 img; mkdir -p src/Foo2Bar",
+        "ls -a Downloads2024; tar -cpf x.tar MyDocuments",
+        "security find-generic-password -s deploy -w",
+        "git commit -a -m \"Fix Bug 42\"; grep -w word f; cargo test -p memloop",
+        "redis-cli -a $REDIS_PASSWORD ping; sshpass -p \"$PASS\" ssh host",
+        "curl -w '%{http_code}' https://x.test",
+        "  -a          ol\\u00E9!",
+        "mongodump -p",
+    ];
+    for case in cases {
+        assert_eq!(scan(case), vec![], "{case:?}");
+    }
+}
