@@ -41,6 +41,7 @@ const FREQUENT_KEYWORDS: &[&str] = &[
     "_",
     "-",
     ".",
+    ":",
 ];
 
 const _: () = assert!(

@@ -457,6 +457,32 @@ pub(super) const SPECS: &[Spec] = &[
     },
     Spec {
         kind: "password",
+        keywords: &["machine", "_auth", "_password", "requirepass", "masterauth"],
+        // The credential lines of well-known config files: a `.netrc` entry (on one line or
+        // several), `.npmrc`'s `_auth` and `_password`, redis.conf's `requirepass` and
+        // `masterauth` (also in `CONFIG SET`).
+        pattern: Pattern::Regex(concat!(
+            r"(?:(?m:^)[ \t]*machine[ \t]+\S+(?:\s+(?:login|account|port)\s+\S+)+\s+password\s+",
+            flag_value!(),
+            r"|(?:(?m:^)|[\s:])_(?:auth|password)[ \t]*=[ \t]*",
+            flag_value!(),
+            r"|(?-u:\b)(?:requirepass|masterauth)[ \t]+",
+            flag_value!(),
+            ")"
+        )),
+        accept: password_flag,
+    },
+    Spec {
+        kind: "password",
+        keywords: &[":"],
+        // A `.pgpass` line, `host:port:database:user:password` (`*` for any; `\:` escapes).
+        pattern: Pattern::Regex(
+            r"(?m:^)[ \t]*(?:[A-Za-z0-9_.-]+|\*|\[[0-9A-Fa-f:]+\]):(?:[0-9]{1,5}|\*):(?:[^:\s\\]|\\.)+:(?:[^:\s\\]|\\.)+:((?:[^:\s\\]|\\.)+)[ \t\r]*(?m:$)",
+        ),
+        accept: password_flag,
+    },
+    Spec {
+        kind: "password",
         keywords: &["-p", "-a", "-w"],
         // Any other command's `-p`, `-P`, `-a` or `-w`: a port, a path, a name or a word is
         // no password, so the value must read as generated.

@@ -1293,3 +1293,49 @@ fn password_flags_of_command_lines_go_but_ports_paths_and_words_stay() {
         assert_eq!(scan(case), vec![], "{case:?}");
     }
 }
+
+#[test]
+fn credential_lines_of_netrc_pgpass_npmrc_and_redis_conf_lose_their_passwords() {
+    let pw = |seed| format!("Hx{}7!", alnum(seed, 8));
+    assert_redacted(&[
+        (
+            "machine api.example.com login bob password ",
+            pw(230),
+            "\n",
+            "password",
+        ),
+        (
+            "machine git.corp\n  login bob\n  password ",
+            "hunter2x".to_owned(),
+            "\n",
+            "password",
+        ),
+        ("db.internal:5432:app:admin:", pw(231), "\n", "password"),
+        ("*:*:*:postgres:", "hunter2x".to_owned(), "", "password"),
+        (
+            "//registry.npmjs.org/:_auth=",
+            chars_from(BASE64, 232, 32),
+            "\n",
+            "password",
+        ),
+        (
+            "//npm.corp/:_password=",
+            chars_from(BASE64, 233, 24),
+            "",
+            "password",
+        ),
+        ("requirepass ", alnum(234, 24), "\n", "password"),
+        ("masterauth \"", pw(235), "\"", "password"),
+        ("redis-cli CONFIG SET requirepass ", pw(236), "", "password"),
+    ]);
+    let cases = [
+        "The machine learning login flow password reset",
+        "machine api.example.com login bob password $NETRC_PASSWORD",
+        "10:30:00:00:01 and https://x.test:8080/a:b and fe80::1:2:3",
+        "import _auth from './auth'; const _password = getPassword();",
+        "requirepass changeme",
+    ];
+    for case in cases {
+        assert_eq!(scan(case), vec![], "{case:?}");
+    }
+}
