@@ -50,6 +50,13 @@ pub(super) fn url_password(text: &str, value: Range<usize>) -> Option<Range<usiz
     (!is_placeholder(s) && !is_reference(s)).then_some(value)
 }
 
+/// A URL's signature: long enough to sign (16 characters, `%3D` and the like counted), and
+/// not a placeholder or a reference.
+pub(super) fn url_signature(text: &str, value: Range<usize>) -> Option<Range<usize>> {
+    let s = &text[value.clone()];
+    (s.len() >= 16 && !is_placeholder(s) && !is_reference(s)).then_some(value)
+}
+
 pub(super) fn password_value(text: &str, value: Range<usize>) -> Option<Range<usize>> {
     credential_value(text, value, &PASSWORD)
 }

@@ -57,7 +57,7 @@ use super::check::{
     bare_bearer, generated_flag_value, high_entropy, keep, mixed_case_with_digits,
     not_documentation_example, passphrase_value, password_flag, password_value,
     prefixed_random_token, prose_value, random_looking, random_token, short_password_value, sk_key,
-    slack_token, token_flag, token_value, url_password,
+    slack_token, token_flag, token_value, url_password, url_signature,
 };
 use super::compile;
 use super::services;
@@ -375,6 +375,17 @@ pub(super) const SPECS: &[Spec] = &[
             r"(?-u:\b)[A-Za-z][A-Za-z0-9+.-]{0,30}://([A-Za-z0-9_-]{20,}(?::[A-Za-z0-9_-]{20,})?)@",
         ),
         accept: random_looking,
+    },
+    Spec {
+        kind: "url-token",
+        keywords: &["sig", "hmac"],
+        // A signature as a URL's parameter (`sig=` of an Azure SAS, `X-Amz-Signature=`,
+        // `Signature=`, `hmac=`): it is the credential of a signed URL. Tokens as
+        // parameters (`token=`, `access_token=`) are the assignment rules'.
+        pattern: Pattern::Regex(
+            r#"[?&#;](?:[A-Za-z0-9]+[-_.])*(?i:sig|signature|hmac)=([^&#\s"'<>]+)"#,
+        ),
+        accept: url_signature,
     },
     Spec {
         kind: "url-password",

@@ -1339,3 +1339,52 @@ fn credential_lines_of_netrc_pgpass_npmrc_and_redis_conf_lose_their_passwords() 
         assert_eq!(scan(case), vec![], "{case:?}");
     }
 }
+
+#[test]
+fn signatures_and_tokens_in_a_url_go_but_its_other_parameters_stay() {
+    let b64 = |seed| {
+        chars_from(BASE64, seed, 43)
+            .replace('+', "%2B")
+            .replace('/', "%2F")
+    };
+    assert_redacted(&[
+        (
+            "https://acct.blob.core.windows.net/c/f.zip?sv=2022-11-02&sp=r&sig=",
+            format!("{}%3D", b64(240)),
+            " expires tomorrow",
+            "url-token",
+        ),
+        (
+            "https://b.s3.amazonaws.com/k?X-Amz-Date=20240101T000000Z&X-Amz-Signature=",
+            chars_from(HEX, 241, 64),
+            "",
+            "url-token",
+        ),
+        (
+            "https://cdn.example.com/v.mp4?Expires=1700000000&Signature=",
+            chars_from(URLSAFE, 242, 40),
+            "&Key-Pair-Id=K2JCJMDEHXQW5F",
+            "url-token",
+        ),
+        (
+            "https://app.example.com/cb#access_token=",
+            alnum(243, 24),
+            "&token_type=bearer",
+            "token",
+        ),
+        (
+            "wss://stream.example.com/s?token=",
+            chars_from(HEX, 244, 32),
+            "",
+            "token",
+        ),
+    ]);
+    let cases = [
+        "https://example.com/?sig=short&signature=&hmac=x",
+        "?sort=name&page=2 and https://x.test/?designation=engineer&signed=true",
+        "https://x.test/?sig=${SAS_SIGNATURE}",
+    ];
+    for case in cases {
+        assert_eq!(scan(case), vec![], "{case:?}");
+    }
+}
