@@ -50,6 +50,14 @@ pub(super) fn url_password(text: &str, value: Range<usize>) -> Option<Range<usiz
     (!is_placeholder(s) && !is_reference(s)).then_some(value)
 }
 
+/// A PIN's digits, not the start of a date, a version or a number (`2024-01-05`, `1234.5`).
+pub(super) fn pin_digits(text: &str, value: Range<usize>) -> Option<Range<usize>> {
+    let rest = &text.as_bytes()[value.end..];
+    let continues =
+        matches!(rest, [b'-' | b'.' | b'/' | b':' | b',', next, ..] if next.is_ascii_digit());
+    (!continues).then_some(value)
+}
+
 /// A URL's signature: long enough to sign (16 characters, `%3D` and the like counted), and
 /// not a placeholder or a reference.
 pub(super) fn url_signature(text: &str, value: Range<usize>) -> Option<Range<usize>> {

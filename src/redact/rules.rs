@@ -55,7 +55,7 @@ use regex::Regex;
 
 use super::check::{
     bare_bearer, generated_flag_value, high_entropy, keep, mixed_case_with_digits,
-    not_documentation_example, passphrase_value, password_flag, password_value,
+    not_documentation_example, passphrase_value, password_flag, password_value, pin_digits,
     prefixed_random_token, prose_value, random_looking, random_token, short_password_value, sk_key,
     slack_token, token_flag, token_value, url_password, url_signature,
 };
@@ -135,6 +135,35 @@ pub(super) const SPECS: &[Spec] = &[
         keywords: &["private key"],
         pattern: Pattern::PemBlock,
         accept: keep,
+    },
+    Spec {
+        kind: "private-key",
+        keywords: &["priv"],
+        // A wallet's or a curve's private key as 64 hex digits, when a label names it so
+        // (`wallet private key: 0x…`, `privkey = …`); bare, 64 hex digits are a hash.
+        pattern: Pattern::Regex(
+            r#"(?i:priv(?:ate)?[ _-]?key)(?:[ \t]+for[ \t]+[^\r\n]{1,40}?)?(?:[ \t]*(?::=|=|:)|[ \t]+(?:is|was))[ \t]*["'`]?((?:0x)?[0-9a-fA-F]{64})(?-u:\b)"#,
+        ),
+        accept: keep,
+    },
+    Spec {
+        kind: "seed-phrase",
+        keywords: &["phrase", "words", "mnemonic"],
+        // A wallet's seed: 12 to 24 lower-case words of 3 to 8 letters (BIP-39's), when a
+        // label names it (`seed phrase:`, `recovery words are`, `mnemonic =`).
+        pattern: Pattern::Regex(
+            r#"(?i:(?:seed|recovery|mnemonic|backup|wallet)[ _-]?(?:phrase|words)|mnemonic)(?:[ \t]*(?::=|=|:)|[ \t]+(?:is|was|are))[ \t]*["'`]?((?:[a-z]{3,8}[ \t]+){11,23}[a-z]{3,8})(?-u:\b)"#,
+        ),
+        accept: keep,
+    },
+    Spec {
+        kind: "pin",
+        keywords: &["pin", "passcode", "pass code"],
+        // A PIN or passcode of 4 to 8 digits, named in a sentence or as a key.
+        pattern: Pattern::Regex(
+            r#"(?-u:\b)(?:PIN|[Pp]in|PASSCODE|[Pp]asscode|[Pp]ass code)(?:[ -]?(?:[Cc]ode|[Nn]umber|CODE|NUMBER))?(?:[ \t]+for[ \t]+[^\r\n]{1,40}?)?(?:[ \t]*(?::=|=|:)|[ \t]+(?:is|was))[ \t]*["'`]?([0-9]{4,8})(?-u:\b)"#,
+        ),
+        accept: pin_digits,
     },
     Spec {
         kind: "anthropic-api-key",

@@ -1388,3 +1388,69 @@ fn signatures_and_tokens_in_a_url_go_but_its_other_parameters_stay() {
         assert_eq!(scan(case), vec![], "{case:?}");
     }
 }
+
+#[test]
+fn labelled_wallet_keys_seed_phrases_and_pins_go_but_hashes_dates_and_prose_stay() {
+    let words = |seed: u64, n: u64| {
+        (0..n)
+            .map(|i| {
+                chars_from(
+                    "abcdefghijklmnopqrstuvwxyz",
+                    seed * 100 + i,
+                    4 + (i % 4) as usize,
+                )
+            })
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
+    let digits = |seed, n| chars_from("0123456789", seed, n);
+    assert_redacted(&[
+        (
+            "wallet private key: ",
+            format!("0x{}", chars_from(HEX, 250, 64)),
+            "\n",
+            "private-key",
+        ),
+        (
+            "ETH privkey = ",
+            chars_from(HEX, 251, 64),
+            "",
+            "private-key",
+        ),
+        (
+            "my wallet seed phrase: ",
+            words(252, 12),
+            "\n",
+            "seed-phrase",
+        ),
+        (
+            "the recovery words are ",
+            words(253, 24),
+            ".",
+            "seed-phrase",
+        ),
+        ("mnemonic = \"", words(254, 15), "\"", "seed-phrase"),
+        ("my phone PIN is ", digits(255, 6), "", "pin"),
+        (
+            "the PIN for the garage door was ",
+            digits(256, 4),
+            ", ok",
+            "pin",
+        ),
+        ("passcode: ", digits(257, 6), "\n", "pin"),
+    ]);
+    let cases = [
+        format!(
+            "sha256 {} and commit 0x{}",
+            chars_from(HEX, 258, 64),
+            chars_from(HEX, 259, 64)
+        ),
+        "PIN is 2024-01-05; pin 3 is GND; the pin count is 40".to_owned(),
+        "The recovery phrase is written on paper in the drawer next to the printer".to_owned(),
+        "-----BEGIN PRIVATE KEY-----".to_owned(),
+        format!("seed phrase: {}", words(260, 5)),
+    ];
+    for case in cases {
+        assert_eq!(scan(&case), vec![], "{case:?}");
+    }
+}
