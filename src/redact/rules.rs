@@ -502,7 +502,8 @@ pub(super) const SPECS: &[Spec] = &[
         // several), `.npmrc`'s `_auth` and `_password`, redis.conf's `requirepass` and
         // `masterauth` (also in `CONFIG SET`).
         pattern: Pattern::Regex(concat!(
-            r"(?:(?m:^)[ \t]*machine[ \t]+\S+(?:\s+(?:login|account|port)\s+\S+)+\s+password\s+",
+            r"(?:(?:(?m:^)[ \t]*machine[ \t]+\S+|(?-u:\b)machine[ \t]+[A-Za-z0-9_-]+(?:\.[A-Za-z0-9_-]+)+)",
+            r"(?:\s+(?:login|account|port)\s+\S+)+\s+password\s+",
             flag_value!(),
             r"|(?:(?m:^)|[\s:])_(?:auth|password)[ \t]*=[ \t]*",
             flag_value!(),
@@ -515,9 +516,10 @@ pub(super) const SPECS: &[Spec] = &[
     Spec {
         kind: "password",
         keywords: &[":"],
-        // A `.pgpass` line, `host:port:database:user:password` (`*` for any; `\:` escapes).
+        // A `.pgpass` line, `host:port:database:user:password` (`*` for any; `\:` escapes),
+        // also quoted in a sentence; the host has a letter or a dot, so a time does not.
         pattern: Pattern::Regex(
-            r"(?m:^)[ \t]*(?:[A-Za-z0-9_.-]+|\*|\[[0-9A-Fa-f:]+\]):(?:[0-9]{1,5}|\*):(?:[^:\s\\]|\\.)+:(?:[^:\s\\]|\\.)+:((?:[^:\s\\]|\\.)+)[ \t\r]*(?m:$)",
+            r"(?:(?m:^)|[ \t])(?:[A-Za-z0-9_-]*[A-Za-z.][A-Za-z0-9_.-]*|\*|\[[0-9A-Fa-f:]+\]):(?:[0-9]{1,5}|\*):(?:[^:\s\\]|\\.)+:(?:[^:\s\\]|\\.)+:((?:[^:\s\\]|\\.)+)(?:[ \t\r]|(?m:$))",
         ),
         accept: password_flag,
     },

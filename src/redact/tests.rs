@@ -1313,6 +1313,18 @@ fn credential_lines_of_netrc_pgpass_npmrc_and_redis_conf_lose_their_passwords() 
         ("db.internal:5432:app:admin:", pw(231), "\n", "password"),
         ("*:*:*:postgres:", "hunter2x".to_owned(), "", "password"),
         (
+            "- Keeps db.internal:5432:app:admin:",
+            pw(237),
+            "",
+            "password",
+        ),
+        (
+            "Keeps machine api.example.com login bob password ",
+            pw(238),
+            " for the API",
+            "password",
+        ),
+        (
             "//registry.npmjs.org/:_auth=",
             chars_from(BASE64, 232, 32),
             "\n",
@@ -1332,6 +1344,7 @@ fn credential_lines_of_netrc_pgpass_npmrc_and_redis_conf_lose_their_passwords() 
         "The machine learning login flow password reset",
         "machine api.example.com login bob password $NETRC_PASSWORD",
         "10:30:00:00:01 and https://x.test:8080/a:b and fe80::1:2:3",
+        "at 10:30:00:00:0123 and 2001:db8:85a3:0:0:8a2e:370:7334 and a[1:2:3:4:5]",
         "import _auth from './auth'; const _password = getPassword();",
         "requirepass changeme",
     ];
