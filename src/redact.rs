@@ -14,8 +14,10 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
+mod check;
 mod prefilter;
 mod rules;
+mod services;
 mod value;
 
 use prefilter::active_rules;

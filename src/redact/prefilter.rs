@@ -38,6 +38,10 @@ const FREQUENT_KEYWORDS: &[&str] = &[
     "sk",
     "auth",
     "key-",
+    "_",
+    "-",
+    ".",
+    ":",
 ];
 
 const _: () = assert!(

@@ -3,8 +3,8 @@
 //! a placeholder, a reference, a path or code. The order is the precedence: when two finds
 //! overlap, the earlier rule names the kind.
 //!
-//! It does not scan text or merge finds (`redact` does) and does not decide which rules
-//! run on a text (`prefilter` does).
+//! It does not scan text or merge finds (`redact` does), does not decide which rules run
+//! on a text (`prefilter` does), and names its checks without writing them (`check`).
 //!
 //! Patterns adapted from gitleaks (<https://github.com/gitleaks/gitleaks>, commit
 //! b58d3f102cf3a2c84cb7f923d05c25c9b1aed84b, `config/gitleaks.toml`), MIT licence,
@@ -30,11 +30,15 @@
 //! `dockerhub`-style PATs; `linear-key` from `linear-api-key`; `heroku-key` from
 //! `heroku-api-key` and `heroku-api-key-v2`; `grafana-token` from `grafana-api-key`,
 //! `grafana-cloud-api-token` and `grafana-service-account-token`; `postman-key` from
-//! `postman-api-token`; `twilio-api-key` from `twilio-api-key` (with its entropy floor); the
-//! AWS key id takes any upper-case letters and digits, where gitleaks takes base32.
+//! `postman-api-token`; `twilio-api-key` from `twilio-api-key` (with its entropy floor);
+//! `service-token` from every other gitleaks rule with a prefix or fixed shape of its own
+//! (listed in `services`, with gitleaks' entropy floor of 3 bits); the AWS key id takes any
+//! upper-case letters and digits, where gitleaks takes base32.
 //! `aws-secret-key`, `url-password`, `url-token` (a key as a URL's user part, such as a
 //! Sentry DSN), `twilio-auth-token` (32 hex digits named after the word `twilio`),
-//! `passphrase` and `secret` (a secret named in a sentence) are our own, as are the short
+//! `api-key` (the `sk-` keys of other services), `token` for a service's prefix before a
+//! random tail and for Discord bot tokens, `passphrase` and `secret` (a secret named in a
+//! sentence) are our own, as are the short
 //! `pw`/`pass` keys, `user / password` pairs after a login label, and the extensions of the
 //! assignment rules: any suffix after the secret word (`SECRET_KEY_BASE`,
 //! `private_key_id`), `AccountKey` and `auth`, quoted values with spaces, letters-only
@@ -49,8 +53,14 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
+use super::check::{
+    bare_bearer, generated_flag_value, high_entropy, keep, mixed_case_with_digits,
+    not_documentation_example, passphrase_value, password_flag, password_value, pin_digits,
+    prefixed_random_token, prose_value, random_looking, random_token, short_password_value, sk_key,
+    slack_token, token_flag, token_value, url_password, url_signature,
+};
 use super::compile;
-use super::value::{after_labels, whole_bare_value};
+use super::services;
 
 /// Decides what part of a candidate value is a secret, or that it is not one. It gets
 /// the whole text so it can look at the characters around the value (a quote before it).
@@ -90,6 +100,13 @@ macro_rules! value {
     };
 }
 
+/// A flag's value: quoted, or bare up to whitespace.
+macro_rules! flag_value {
+    () => {
+        r#"(?:"([^"\r\n]+)"|'([^'\r\n]+)'|([^\s"'`]+))"#
+    };
+}
+
 /// `KEY = value`, `KEY: value`, `"KEY": "value"` (also `:=`, `=>`, `?=`, markdown bold).
 /// Keys are spelled out as `lower`, `Capitalised` and `UPPER` rather than with `(?i)`:
 /// that keeps the regex's literal prefilter and makes these rules about eight times faster.
@@ -118,6 +135,35 @@ pub(super) const SPECS: &[Spec] = &[
         keywords: &["private key"],
         pattern: Pattern::PemBlock,
         accept: keep,
+    },
+    Spec {
+        kind: "private-key",
+        keywords: &["priv"],
+        // A wallet's or a curve's private key as 64 hex digits, when a label names it so
+        // (`wallet private key: 0x…`, `privkey = …`); bare, 64 hex digits are a hash.
+        pattern: Pattern::Regex(
+            r#"(?i:priv(?:ate)?[ _-]?key)(?:[ \t]+for[ \t]+[^\r\n]{1,40}?)?(?:[ \t]*(?::=|=|:)|[ \t]+(?:is|was))[ \t]*["'`]?((?:0x)?[0-9a-fA-F]{64})(?-u:\b)"#,
+        ),
+        accept: keep,
+    },
+    Spec {
+        kind: "seed-phrase",
+        keywords: &["phrase", "words", "mnemonic"],
+        // A wallet's seed: 12 to 24 lower-case words of 3 to 8 letters (BIP-39's), when a
+        // label names it (`seed phrase:`, `recovery words are`, `mnemonic =`).
+        pattern: Pattern::Regex(
+            r#"(?i:(?:seed|recovery|mnemonic|backup|wallet)[ _-]?(?:phrase|words)|mnemonic)(?:[ \t]*(?::=|=|:)|[ \t]+(?:is|was|are))[ \t]*["'`]?((?:[a-z]{3,8}[ \t]+){11,23}[a-z]{3,8})(?-u:\b)"#,
+        ),
+        accept: keep,
+    },
+    Spec {
+        kind: "pin",
+        keywords: &["pin", "passcode", "pass code"],
+        // A PIN or passcode of 4 to 8 digits, named in a sentence or as a key.
+        pattern: Pattern::Regex(
+            r#"(?-u:\b)(?:PIN|[Pp]in|PASSCODE|[Pp]asscode|[Pp]ass code)(?:[ -]?(?:[Cc]ode|[Nn]umber|CODE|NUMBER))?(?:[ \t]+for[ \t]+[^\r\n]{1,40}?)?(?:[ \t]*(?::=|=|:)|[ \t]+(?:is|was))[ \t]*["'`]?([0-9]{4,8})(?-u:\b)"#,
+        ),
+        accept: pin_digits,
     },
     Spec {
         kind: "anthropic-api-key",
@@ -315,6 +361,26 @@ pub(super) const SPECS: &[Spec] = &[
         accept: keep,
     },
     Spec {
+        kind: "service-token",
+        keywords: services::KEYWORDS,
+        pattern: Pattern::Regex(services::PATTERN),
+        accept: high_entropy,
+    },
+    Spec {
+        kind: "service-token",
+        keywords: &["q~"],
+        pattern: Pattern::Regex(services::AZURE_CLIENT_SECRET),
+        accept: high_entropy,
+    },
+    Spec {
+        kind: "api-key",
+        keywords: &["sk-"],
+        // The `sk-` keys of other services (OpenRouter's `sk-or-v1-…`, DeepSeek's and
+        // others' `sk-` and 32 hex digits): short lower-case segments, then a long tail.
+        pattern: Pattern::Regex(r"(?-u:\b)sk-(?:[a-z0-9]{1,8}-){0,3}[A-Za-z0-9]{32,}(?-u:\b)"),
+        accept: sk_key,
+    },
+    Spec {
         kind: "twilio-api-key",
         keywords: &["sk"],
         pattern: Pattern::Regex(r"(?-u:\b)SK[0-9a-fA-F]{32}(?-u:\b)"),
@@ -338,6 +404,17 @@ pub(super) const SPECS: &[Spec] = &[
             r"(?-u:\b)[A-Za-z][A-Za-z0-9+.-]{0,30}://([A-Za-z0-9_-]{20,}(?::[A-Za-z0-9_-]{20,})?)@",
         ),
         accept: random_looking,
+    },
+    Spec {
+        kind: "url-token",
+        keywords: &["sig", "hmac"],
+        // A signature as a URL's parameter (`sig=` of an Azure SAS, `X-Amz-Signature=`,
+        // `Signature=`, `hmac=`): it is the credential of a signed URL. Tokens as
+        // parameters (`token=`, `access_token=`) are the assignment rules'.
+        pattern: Pattern::Regex(
+            r#"[?&#;](?:[A-Za-z0-9]+[-_.])*(?i:sig|signature|hmac)=([^&#\s"'<>]+)"#,
+        ),
+        accept: url_signature,
     },
     Spec {
         kind: "url-password",
@@ -377,6 +454,82 @@ pub(super) const SPECS: &[Spec] = &[
             r#"(?i)(?:(?m:^)|[ \t])--?(?:[a-z0-9]+-)*(?:password|passwd|pass|pwd)(?:=|[ \t]+)(?:"([^"\s]+)"|'([^'\s]+)'|([^\s"'`]+))"#,
         ),
         accept: password_flag,
+    },
+    Spec {
+        kind: "password",
+        keywords: &[
+            "sshpass",
+            "mysql",
+            "mariadb",
+            "redis-cli",
+            "security",
+            "login",
+            "twine",
+            "mongo",
+            "mosquitto_",
+            "ipmitool",
+            "ldap",
+        ],
+        // The short flags that are a password only for some commands: `sshpass -p`,
+        // `mysql -p…` (joined: `-p shop` asks, and shop is the database), `redis-cli -a`,
+        // `security add-generic-password -w`, `docker login -p` and the other registry
+        // logins, `twine -p`, `mongo -p`, `mosquitto_pub -P`, `ipmitool -P`, `ldapsearch -w`.
+        pattern: Pattern::Regex(concat!(
+            r"(?-u:\b)(?:sshpass[^\r\n|;&]*?[ \t]-p[ \t]*",
+            flag_value!(),
+            r"|(?:mysql(?:dump|admin|import|show|check|pump|sh)?|mariadb(?:-?dump|-?admin)?)[^\r\n|;&]*?[ \t]-p",
+            flag_value!(),
+            r"|redis-cli[^\r\n|;&]*?[ \t]-a[ \t]+",
+            flag_value!(),
+            r"|security[ \t]+add-(?:generic|internet)-password[^\r\n|;&]*?[ \t]-w[ \t]+",
+            flag_value!(),
+            r"|(?:docker|podman|buildah|skopeo|nerdctl|oras|crane|helm[ \t]+registry|az)[ \t]+login[^\r\n|;&]*?[ \t]-p[ \t]+",
+            flag_value!(),
+            r"|(?:twine|mongo(?:sh|dump|restore|export|import|stat|top|files)?)[^\r\n|;&]*?[ \t]-p[ \t]+",
+            flag_value!(),
+            r"|(?:mosquitto_(?:pub|sub|rr)|ipmitool)[^\r\n|;&]*?[ \t]-P[ \t]+",
+            flag_value!(),
+            r"|ldap(?:search|add|modify|delete|modrdn|compare|whoami|passwd|exop)[^\r\n|;&]*?[ \t]-w[ \t]+",
+            flag_value!(),
+            r")"
+        )),
+        accept: password_flag,
+    },
+    Spec {
+        kind: "password",
+        keywords: &["machine", "_auth", "_password", "requirepass", "masterauth"],
+        // The credential lines of well-known config files: a `.netrc` entry (on one line or
+        // several), `.npmrc`'s `_auth` and `_password`, redis.conf's `requirepass` and
+        // `masterauth` (also in `CONFIG SET`).
+        pattern: Pattern::Regex(concat!(
+            r"(?:(?:(?m:^)[ \t]*machine[ \t]+\S+|(?-u:\b)machine[ \t]+[A-Za-z0-9_-]+(?:\.[A-Za-z0-9_-]+)+)",
+            r"(?:\s+(?:login|account|port)\s+\S+)+\s+password\s+",
+            flag_value!(),
+            r"|(?:(?m:^)|[\s:])_(?:auth|password)[ \t]*=[ \t]*",
+            flag_value!(),
+            r"|(?-u:\b)(?:requirepass|masterauth)[ \t]+",
+            flag_value!(),
+            ")"
+        )),
+        accept: password_flag,
+    },
+    Spec {
+        kind: "password",
+        keywords: &[":"],
+        // A `.pgpass` line, `host:port:database:user:password` (`*` for any; `\:` escapes),
+        // also quoted in a sentence; the host has a letter or a dot, so a time does not.
+        pattern: Pattern::Regex(
+            r"(?:(?m:^)|[ \t])(?:[A-Za-z0-9_-]*[A-Za-z.][A-Za-z0-9_.-]*|\*|\[[0-9A-Fa-f:]+\]):(?:[0-9]{1,5}|\*):(?:[^:\s\\]|\\.)+:(?:[^:\s\\]|\\.)+:((?:[^:\s\\]|\\.)+)(?:[ \t\r]|(?m:$))",
+        ),
+        accept: password_flag,
+    },
+    Spec {
+        kind: "password",
+        keywords: &["-p", "-a", "-w"],
+        // Any other command's `-p`, `-P`, `-a` or `-w`: a port, a path, a name or a word is
+        // no password, so the value must read as generated.
+        pattern: Pattern::Regex(concat!(r"(?:(?m:^)|[ \t])-[pPaw][ \t]+", flag_value!())),
+        accept: generated_flag_value,
     },
     Spec {
         kind: "token",
@@ -435,6 +588,23 @@ pub(super) const SPECS: &[Spec] = &[
         accept: token_value,
     },
     Spec {
+        kind: "token",
+        keywords: &["_", "-"],
+        // A service's prefix, `_` or `-`, and a long random tail (Groq's `gsk_…`, Google's
+        // `GOCSPX-…`, the next service's format): the tail must read as generated.
+        pattern: Pattern::Regex(r"(?-u:\b)[A-Za-z][A-Za-z0-9]{1,9}[_-][A-Za-z0-9_-]{28,}"),
+        accept: prefixed_random_token,
+    },
+    Spec {
+        kind: "token",
+        keywords: &["."],
+        // A Discord bot token: the bot's id in base64, a timestamp and an HMAC.
+        pattern: Pattern::Regex(
+            r"(?-u:\b)[MNO][A-Za-z0-9_-]{23,27}\.[A-Za-z0-9_-]{6}\.[A-Za-z0-9_-]{27,}",
+        ),
+        accept: random_token,
+    },
+    Spec {
         kind: "secret",
         keywords: &["pass", "pwd", "secret", "token", "key"],
         // Prose: "my bank password is …", "the token for staging was …".
@@ -457,399 +627,3 @@ pub(super) static RULES: LazyLock<Vec<Option<Regex>>> = LazyLock::new(|| {
         })
         .collect()
 });
-
-fn keep(_: &str, value: Range<usize>) -> Option<Range<usize>> {
-    Some(value)
-}
-
-/// AWS documents its examples with keys ending in `EXAMPLE`; gitleaks allowlists them.
-fn not_documentation_example(text: &str, value: Range<usize>) -> Option<Range<usize>> {
-    (!text[value.clone()].ends_with("EXAMPLE")).then_some(value)
-}
-
-/// A bare `sk-` prefix is weak evidence, so the rest must look generated, not like a
-/// kebab-case name.
-fn mixed_case_with_digits(text: &str, value: Range<usize>) -> Option<Range<usize>> {
-    let s = &text[value.clone()];
-    let upper = s.bytes().any(|b| b.is_ascii_uppercase());
-    let lower = s.bytes().any(|b| b.is_ascii_lowercase());
-    let digit = s.bytes().any(|b| b.is_ascii_digit());
-    (upper && lower && digit).then_some(value)
-}
-
-/// Real Slack tokens carry numeric ids; `xoxb-your-token-here` does not.
-fn slack_token(text: &str, value: Range<usize>) -> Option<Range<usize>> {
-    let s = &text[value.clone()];
-    (s.len() >= 15 && s.bytes().any(|b| b.is_ascii_digit())).then_some(value)
-}
-
-/// `Bearer` outside a header is often prose ("bearer authentication"), so the value must
-/// hold both letters and digits.
-fn bare_bearer(text: &str, value: Range<usize>) -> Option<Range<usize>> {
-    let value = token_value(text, value)?;
-    let s = &text[value.clone()];
-    let letter = s.bytes().any(|b| b.is_ascii_alphabetic());
-    let digit = s.bytes().any(|b| b.is_ascii_digit());
-    (letter && digit).then_some(value)
-}
-
-fn url_password(text: &str, value: Range<usize>) -> Option<Range<usize>> {
-    let s = &text[value.clone()];
-    (!is_placeholder(s) && !is_reference(s)).then_some(value)
-}
-
-fn password_value(text: &str, value: Range<usize>) -> Option<Range<usize>> {
-    credential_value(text, value, &PASSWORD)
-}
-
-fn token_value(text: &str, value: Range<usize>) -> Option<Range<usize>> {
-    credential_value(text, value, &TOKEN)
-}
-
-/// After `pw:` or `pass:`, which are also words, a bare word must look generated even
-/// alone on its line.
-fn short_password_value(text: &str, value: Range<usize>) -> Option<Range<usize>> {
-    credential_value(
-        text,
-        value,
-        &Shape {
-            digits_only_ok: false,
-            lone_word_ok: false,
-            ..PASSWORD
-        },
-    )
-}
-
-/// gitleaks' entropy floor for keys with a short fixed prefix: `SK` and 32 zeros is no key.
-fn high_entropy(text: &str, value: Range<usize>) -> Option<Range<usize>> {
-    (shannon_entropy(&text[value.clone()]) >= 3.0).then_some(value)
-}
-
-/// Bits per character of `s`, as gitleaks computes it.
-fn shannon_entropy(s: &str) -> f64 {
-    let mut counts = [0u32; 256];
-    for b in s.bytes() {
-        counts[usize::from(b)] += 1;
-    }
-    #[allow(clippy::cast_precision_loss)]
-    let len = s.len() as f64;
-    counts
-        .iter()
-        .filter(|&&n| n > 0)
-        .map(|&n| {
-            let p = f64::from(n) / len;
-            -p * p.log2()
-        })
-        .sum()
-}
-
-/// After `--password`, a bare word is the password: code does not pass flags identifiers.
-fn password_flag(text: &str, value: Range<usize>) -> Option<Range<usize>> {
-    credential_value(
-        text,
-        value,
-        &Shape {
-            bare_word_ok: true,
-            ..PASSWORD
-        },
-    )
-}
-
-fn token_flag(text: &str, value: Range<usize>) -> Option<Range<usize>> {
-    credential_value(
-        text,
-        value,
-        &Shape {
-            bare_word_ok: true,
-            ..TOKEN
-        },
-    )
-}
-
-/// What a credential value must look like beyond not being a placeholder.
-struct Shape {
-    min_chars: usize,
-    /// A PIN is a password; an all-digit "token" is a count or an id.
-    digits_only_ok: bool,
-    /// Whether an unquoted value of only letters, `_`, `.` and `-` can be a secret.
-    bare_word_ok: bool,
-    /// Whether such a value can be a secret when it stands alone after its key on an
-    /// `.env` or YAML line, or after an upper-case environment variable.
-    lone_word_ok: bool,
-}
-
-const PASSWORD: Shape = Shape {
-    min_chars: 4,
-    digits_only_ok: true,
-    bare_word_ok: false,
-    lone_word_ok: true,
-};
-
-const TOKEN: Shape = Shape {
-    min_chars: 8,
-    digits_only_ok: false,
-    bare_word_ok: false,
-    lone_word_ok: true,
-};
-
-/// The filters of gitleaks' `generic-api-key` allowlist, applied to the value of a
-/// `key = value` assignment, a flag or a header. A bare value is taken whole, up to
-/// whitespace (`value::whole_bare_value`); when it is a label (`password: nas: hunter2`),
-/// the value after the labels is tried first.
-fn credential_value(text: &str, value: Range<usize>, shape: &Shape) -> Option<Range<usize>> {
-    if text[..value.start].ends_with(['"', '\'', '`']) {
-        return checked_value(text, value, true, shape);
-    }
-    let after = after_labels(text, &value).and_then(|(after, quoted)| {
-        let after = if quoted {
-            after
-        } else {
-            whole_bare_value(text, &after)
-        };
-        checked_value(text, after, quoted, shape)
-    });
-    after.or_else(|| checked_value(text, whole_bare_value(text, &value), false, shape))
-}
-
-fn checked_value(
-    text: &str,
-    value: Range<usize>,
-    quoted: bool,
-    shape: &Shape,
-) -> Option<Range<usize>> {
-    let s = &text[value.clone()];
-    let rejected = s.chars().count() < shape.min_chars
-        || s.contains("://")
-        || s.starts_with('-')
-        || is_placeholder(s)
-        || is_reference(s)
-        || is_path(s)
-        || (!shape.digits_only_ok && s.bytes().all(|b| b.is_ascii_digit()))
-        || (!quoted
-            && !shape.bare_word_ok
-            && is_identifier(s)
-            && !random_letters(s)
-            && !(shape.lone_word_ok
-                && (whole_line_assignment(text, &value) || env_assignment(text, &value))))
-        || (!quoted && is_code(text, &value));
-    (!rejected).then_some(value)
-}
-
-/// An unquoted value that reads as code rather than data: `token::Paren`,
-/// `self.dot2_token`, `parenthesized!(…)`, `localStorage.getItem(…)`, `Option<String>`,
-/// `vec![…]`, `__u32`. A `!` ending a value followed by nothing is a password's.
-fn is_code(text: &str, value: &Range<usize>) -> bool {
-    let s = &text[value.clone()];
-    let identifier = |part: &str| {
-        part.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_')
-            && part.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_')
-    };
-    let name = s
-        .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == '.'))
-        .unwrap_or(s.len());
-    let called = name > 0
-        && s[..name].split('.').all(identifier)
-        && s[name..]
-            .trim_start_matches('!')
-            .starts_with(['(', '<', '[', '{']);
-    let primitive = s
-        .trim_start_matches('_')
-        .strip_prefix(['i', 'u', 'f'])
-        .is_some_and(|bits| {
-            bits == "size" || (!bits.is_empty() && bits.bytes().all(|b| b.is_ascii_digit()))
-        });
-    s.contains("::")
-        || text[value.end..].starts_with('(')
-        || called
-        || (s.strip_suffix('!').is_some_and(identifier)
-            && text[value.end..].starts_with(['(', '[', '{']))
-        || (s.contains('.') && s.split('.').all(identifier))
-        || primitive
-}
-
-/// Words and shapes that stand in for a secret in docs and examples.
-fn is_placeholder(s: &str) -> bool {
-    const WORDS: &[&str] = &[
-        "password",
-        "passwd",
-        "pass",
-        "pwd",
-        "secret",
-        "token",
-        "changeme",
-        "changeit",
-        "example",
-        "test",
-        "dummy",
-        "fake",
-        "sample",
-        "placeholder",
-        "redacted",
-        "hidden",
-        "none",
-        "null",
-        "nil",
-        "true",
-        "false",
-        "undefined",
-        "string",
-        "str",
-        "required",
-        "optional",
-    ];
-    let lower = s.to_ascii_lowercase();
-    let mut chars = s.chars();
-    let first = chars.next();
-    WORDS.contains(&lower.as_str())
-        || chars.all(|c| Some(c) == first)
-        || lower.starts_with("your")
-        || lower.contains("example")
-        || lower.contains("placeholder")
-        || lower.contains("xxxx")
-}
-
-/// A variable or template reference (`$TOKEN`, `${X}`, `$(cat f)`, `%X%`, `{{ x }}`,
-/// `<token>`), which names a secret without holding it.
-fn is_reference(s: &str) -> bool {
-    let bytes = s.as_bytes();
-    match bytes {
-        [b'$', next, ..] => next.is_ascii_alphabetic() || matches!(next, b'_' | b'{' | b'('),
-        [b'%', .., b'%'] | [b'<', .., b'>'] => true,
-        _ => s.starts_with("{{"),
-    }
-}
-
-fn is_path(s: &str) -> bool {
-    !generated(s) && looks_like_path(s)
-}
-
-fn looks_like_path(s: &str) -> bool {
-    s.starts_with('/')
-        || s.starts_with("~/")
-        || s.starts_with("./")
-        || s.starts_with("../")
-        || matches!(s.as_bytes(), [drive, b':', b'\\', ..] if drive.is_ascii_alphabetic())
-}
-
-/// `self.token`, `None`, `os.environ`, `true/false`: words, not a secret (gitleaks:
-/// `^[a-zA-Z_.-]+$`, plus `/`).
-fn is_identifier(s: &str) -> bool {
-    s.bytes()
-        .all(|b| b.is_ascii_alphabetic() || matches!(b, b'_' | b'.' | b'-' | b'/'))
-}
-
-/// Letters that read as generated rather than as a word: a capital after a small letter
-/// (`LrmhVTng`), or eight or more capitals; with `-` or `_` among them, two such capitals
-/// (`KMZK-IeWZeclmH`, not `my_getToken`). Dotted or slashed names stay code.
-fn random_letters(s: &str) -> bool {
-    let bytes = s.as_bytes();
-    let letters_only = bytes.iter().all(u8::is_ascii_alphabetic);
-    let humps = bytes
-        .windows(2)
-        .filter(|w| w[0].is_ascii_lowercase() && w[1].is_ascii_uppercase())
-        .count();
-    let joined_letters = bytes
-        .iter()
-        .all(|&b| b.is_ascii_alphabetic() || b == b'-' || b == b'_');
-    (letters_only
-        && (humps > 0
-            || s.len() >= 16
-            || (s.len() >= 8 && bytes.iter().all(u8::is_ascii_uppercase))))
-        || (joined_letters && humps >= 2)
-}
-
-/// `SMTP_PASSWORD=value`: an environment variable's value is data whatever its letters.
-fn env_assignment(text: &str, value: &Range<usize>) -> bool {
-    let Some(before) = text[..value.start].strip_suffix('=') else {
-        return false;
-    };
-    let key = &before[before
-        .rfind(|c: char| !(c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_'))
-        .map_or(0, |i| i + 1)..];
-    key.len() >= 3 && key.bytes().any(|b| b.is_ascii_uppercase())
-}
-
-/// Letters, digits and symbols in no pattern, too long for a word: `/` or `~` at the
-/// start of a base64 key does not make it a path.
-fn generated(s: &str) -> bool {
-    s.len() >= 20
-        && s.bytes().any(|b| b.is_ascii_uppercase())
-        && s.bytes().any(|b| b.is_ascii_lowercase())
-        && s.bytes().any(|b| b.is_ascii_digit())
-        && s.bytes().filter(|&b| b == b'/').count() <= 2
-}
-
-/// `KEY=value` or `key: value` as the whole line (an `.env` or YAML line, maybe after
-/// `export `): there the value is data whatever its letters, unless it is a dotted name.
-fn whole_line_assignment(text: &str, value: &Range<usize>) -> bool {
-    let line_start = text[..value.start].rfind('\n').map_or(0, |i| i + 1);
-    let line_end = text[value.end..]
-        .find('\n')
-        .map_or(text.len(), |i| value.end + i);
-    let before = text[line_start..value.start].trim_start();
-    let before = before
-        .strip_prefix("export ")
-        .unwrap_or(before)
-        .trim_start();
-    let key_len = before
-        .bytes()
-        .take_while(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'-'))
-        .count();
-    let separator = &before[key_len..];
-    key_len > 0
-        && separator.contains([':', '='])
-        && separator
-            .bytes()
-            .all(|b| matches!(b, b' ' | b'\t' | b':' | b'='))
-        && text[value.end..line_end].trim().is_empty()
-        && !text[value.clone()].contains(['.', '/'])
-}
-
-/// A passphrase: any words, but not a placeholder, a reference, or a word or two of prose.
-fn passphrase_value(text: &str, mut value: Range<usize>) -> Option<Range<usize>> {
-    let quoted = text[..value.start].ends_with(['"', '\'', '`']);
-    if !quoted {
-        let trimmed = text[value.clone()].trim_end_matches(|c: char| c.is_whitespace() || c == '.');
-        value.end = value.start + trimmed.len();
-    }
-    let s = &text[value.clone()];
-    let words = s.split_whitespace().count();
-    let rejected = s.chars().count() < 8
-        || is_placeholder(s)
-        || is_reference(s)
-        || is_path(s)
-        || (!quoted && words < 3 && is_code(text, &value));
-    (!rejected).then_some(value)
-}
-
-/// A value named in a sentence: quoted, anything; bare, not a word of prose.
-fn prose_value(text: &str, mut value: Range<usize>) -> Option<Range<usize>> {
-    let quoted = text[..value.start].ends_with(['"', '\'', '`']);
-    if quoted {
-        return credential_value(text, value, &PASSWORD);
-    }
-    let trimmed = text[value.clone()].trim_end_matches(['.', ',', ';', ':', '!', '?', ')']);
-    value.end = value.start + trimmed.len();
-    let s = trimmed;
-    let plain_word = s
-        .bytes()
-        .all(|b| b.is_ascii_alphabetic() || b == b'-' || b == b'\'')
-        && !random_letters(s);
-    let rejected = s.chars().count() < 6
-        || plain_word
-        || s.bytes().all(|b| b.is_ascii_digit())
-        || s.contains("://")
-        || is_placeholder(s)
-        || is_reference(s)
-        || is_path(s)
-        || is_code(text, &value);
-    (!rejected).then_some(value)
-}
-
-/// A token as a URL's user part must look generated: letters and digits both.
-fn random_looking(text: &str, value: Range<usize>) -> Option<Range<usize>> {
-    let s = &text[value.clone()];
-    let letter = s.bytes().any(|b| b.is_ascii_alphabetic());
-    let digit = s.bytes().any(|b| b.is_ascii_digit());
-    (letter && digit && !is_placeholder(s)).then_some(value)
-}

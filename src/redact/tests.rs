@@ -1118,3 +1118,352 @@ fn a_bare_value_runs_to_whitespace_symbols_and_all() {
         assert_eq!(scan(case), vec![], "{case:?}");
     }
 }
+#[test]
+fn service_tokens_and_prefixed_random_tokens_go_but_ids_and_names_stay() {
+    let upper = |seed, n| chars_from("ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789", seed, n);
+    let hex = |seed, n| chars_from(HEX, seed, n);
+    let urlsafe = |seed, n| chars_from(URLSAFE, seed, n);
+    assert_redacted(&[
+        (
+            "key: ",
+            format!("AGE-SECRET-KEY-1{}", upper(180, 58)),
+            "\n",
+            "service-token",
+        ),
+        (
+            "1Password: ",
+            format!(
+                "A3-{}-{}-{}-{}-{}",
+                upper(181, 6),
+                upper(182, 11),
+                upper(183, 5),
+                upper(184, 5),
+                upper(185, 5)
+            ),
+            " in the kit",
+            "service-token",
+        ),
+        (
+            "pulumi ",
+            format!("pul-{}", hex(186, 40)),
+            " ok",
+            "service-token",
+        ),
+        (
+            "gem ",
+            format!("rubygems_{}", hex(187, 48)),
+            "",
+            "service-token",
+        ),
+        (
+            "mail ",
+            format!("xkeysib-{}-{}", hex(188, 64), alnum(189, 16)),
+            "",
+            "service-token",
+        ),
+        (
+            "origin ",
+            format!("v1.0-{}-{}", hex(190, 24), hex(191, 146)),
+            "",
+            "service-token",
+        ),
+        (
+            "AZURE client secret: ",
+            format!("{}8Q~{}", alnum(192, 3), urlsafe(193, 31)),
+            "",
+            "service-token",
+        ),
+        (
+            "OpenRouter ",
+            format!("sk-or-v1-{}", hex(194, 64)),
+            " for the agent",
+            "api-key",
+        ),
+        ("deepseek ", format!("sk-{}", hex(195, 32)), ".", "api-key"),
+        (
+            "GROQ via ",
+            format!("gsk_{}", alnum(196, 52)),
+            " fast",
+            "token",
+        ),
+        (
+            "client ",
+            format!("GOCSPX-{}", urlsafe(197, 28)),
+            "",
+            "token",
+        ),
+        (
+            "client.login(\"",
+            format!(
+                "M{}.{}.{}",
+                alnum(198, 23),
+                urlsafe(199, 6),
+                urlsafe(200, 27)
+            ),
+            "\")",
+            "token",
+        ),
+    ]);
+    let cases = [
+        format!("msg_01{} toolu_01{}", alnum(201, 22), alnum(202, 22)),
+        format!("req_011C{} chatcmpl-{}", alnum(203, 18), alnum(204, 29)),
+        "fn test_HandlesUTF8InputWithBOMCorrectly2() {}".to_owned(),
+        "PyErr_SetExcFromWindowsErrWithFilenameObject".to_owned(),
+        "test_state_is_not_None_and_state_file_is_not_None".to_owned(),
+        "OPENSSL_DIR_x86_64_unknown_linux_gnu".to_owned(),
+        "Octet-String-to-Elliptic-Curve-Point".to_owned(),
+        format!("sha256-{} and build-{}", hex(205, 64), hex(206, 40)),
+        "sk-this-is-a-very-long-kebab-case-identifier-for-tests".to_owned(),
+        format!("sk-{}", "abcdefghij".repeat(4)),
+        "apply the path pattern; the API-level test".to_owned(),
+    ];
+    for case in cases {
+        assert_eq!(scan(&case), vec![], "{case:?}");
+    }
+}
+
+#[test]
+fn password_flags_of_command_lines_go_but_ports_paths_and_words_stay() {
+    let pw = |seed| format!("Hx{}7!", alnum(seed, 8));
+    assert_redacted(&[
+        ("sshpass -p '", pw(210), "' ssh deploy@host", "password"),
+        ("sshpass -p", pw(211), " ssh deploy@host", "password"),
+        ("mysql -u root -p", pw(212), " shop", "password"),
+        (
+            "mariadb-dump -uroot -p",
+            pw(213),
+            " shop > dump.sql",
+            "password",
+        ),
+        ("redis-cli -h cache -a ", pw(214), " ping", "password"),
+        ("redis-cli -a ", "foobared".to_owned(), " ping", "password"),
+        (
+            "security add-generic-password -a bob -s deploy -w ",
+            pw(215),
+            "",
+            "password",
+        ),
+        ("docker login -u bob -p ", pw(216), " ghcr.io", "password"),
+        ("twine upload -u bob -p ", pw(217), " dist/*", "password"),
+        (
+            "mongosh --host db -u admin -p ",
+            pw(218),
+            " --authenticationDatabase admin",
+            "password",
+        ),
+        (
+            "mosquitto_pub -h broker -u bob -P ",
+            pw(219),
+            " -t x",
+            "password",
+        ),
+        (
+            "ipmitool -I lanplus -H bmc -U admin -P ",
+            pw(220),
+            " power status",
+            "password",
+        ),
+        (
+            "ldapsearch -x -D cn=admin,dc=corp -w ",
+            pw(221),
+            " -b dc=corp",
+            "password",
+        ),
+        (
+            "some-tool --verbose -p ",
+            alnum(222, 14),
+            " run",
+            "password",
+        ),
+        ("backup -a '", alnum(223, 16), "'", "password"),
+    ]);
+    let cases = [
+        "mysql -u root -p shop",
+        "mysql -h db -P 3306 -u root -p",
+        "ssh -p 2222 host; docker run -p 8080:80 img; mkdir -p src/Foo2Bar",
+        "ls -a Downloads2024; tar -cpf x.tar MyDocuments",
+        "security find-generic-password -s deploy -w",
+        "git commit -a -m \"Fix Bug 42\"; grep -w word f; cargo test -p memloop",
+        "redis-cli -a $REDIS_PASSWORD ping; sshpass -p \"$PASS\" ssh host",
+        "curl -w '%{http_code}' https://x.test",
+        "  -a          ol\\u00E9!",
+        "mongodump -p",
+    ];
+    for case in cases {
+        assert_eq!(scan(case), vec![], "{case:?}");
+    }
+}
+
+#[test]
+fn credential_lines_of_netrc_pgpass_npmrc_and_redis_conf_lose_their_passwords() {
+    let pw = |seed| format!("Hx{}7!", alnum(seed, 8));
+    assert_redacted(&[
+        (
+            "machine api.example.com login bob password ",
+            pw(230),
+            "\n",
+            "password",
+        ),
+        (
+            "machine git.corp\n  login bob\n  password ",
+            "hunter2x".to_owned(),
+            "\n",
+            "password",
+        ),
+        ("db.internal:5432:app:admin:", pw(231), "\n", "password"),
+        ("*:*:*:postgres:", "hunter2x".to_owned(), "", "password"),
+        (
+            "- Keeps db.internal:5432:app:admin:",
+            pw(237),
+            "",
+            "password",
+        ),
+        (
+            "Keeps machine api.example.com login bob password ",
+            pw(238),
+            " for the API",
+            "password",
+        ),
+        (
+            "//registry.npmjs.org/:_auth=",
+            chars_from(BASE64, 232, 32),
+            "\n",
+            "password",
+        ),
+        (
+            "//npm.corp/:_password=",
+            chars_from(BASE64, 233, 24),
+            "",
+            "password",
+        ),
+        ("requirepass ", alnum(234, 24), "\n", "password"),
+        ("masterauth \"", pw(235), "\"", "password"),
+        ("redis-cli CONFIG SET requirepass ", pw(236), "", "password"),
+    ]);
+    let cases = [
+        "The machine learning login flow password reset",
+        "machine api.example.com login bob password $NETRC_PASSWORD",
+        "10:30:00:00:01 and https://x.test:8080/a:b and fe80::1:2:3",
+        "at 10:30:00:00:0123 and 2001:db8:85a3:0:0:8a2e:370:7334 and a[1:2:3:4:5]",
+        "import _auth from './auth'; const _password = getPassword();",
+        "requirepass changeme",
+    ];
+    for case in cases {
+        assert_eq!(scan(case), vec![], "{case:?}");
+    }
+}
+
+#[test]
+fn signatures_and_tokens_in_a_url_go_but_its_other_parameters_stay() {
+    let b64 = |seed| {
+        chars_from(BASE64, seed, 43)
+            .replace('+', "%2B")
+            .replace('/', "%2F")
+    };
+    assert_redacted(&[
+        (
+            "https://acct.blob.core.windows.net/c/f.zip?sv=2022-11-02&sp=r&sig=",
+            format!("{}%3D", b64(240)),
+            " expires tomorrow",
+            "url-token",
+        ),
+        (
+            "https://b.s3.amazonaws.com/k?X-Amz-Date=20240101T000000Z&X-Amz-Signature=",
+            chars_from(HEX, 241, 64),
+            "",
+            "url-token",
+        ),
+        (
+            "https://cdn.example.com/v.mp4?Expires=1700000000&Signature=",
+            chars_from(URLSAFE, 242, 40),
+            "&Key-Pair-Id=K2JCJMDEHXQW5F",
+            "url-token",
+        ),
+        (
+            "https://app.example.com/cb#access_token=",
+            alnum(243, 24),
+            "&token_type=bearer",
+            "token",
+        ),
+        (
+            "wss://stream.example.com/s?token=",
+            chars_from(HEX, 244, 32),
+            "",
+            "token",
+        ),
+    ]);
+    let cases = [
+        "https://example.com/?sig=short&signature=&hmac=x",
+        "?sort=name&page=2 and https://x.test/?designation=engineer&signed=true",
+        "https://x.test/?sig=${SAS_SIGNATURE}",
+    ];
+    for case in cases {
+        assert_eq!(scan(case), vec![], "{case:?}");
+    }
+}
+
+#[test]
+fn labelled_wallet_keys_seed_phrases_and_pins_go_but_hashes_dates_and_prose_stay() {
+    let words = |seed: u64, n: u64| {
+        (0..n)
+            .map(|i| {
+                chars_from(
+                    "abcdefghijklmnopqrstuvwxyz",
+                    seed * 100 + i,
+                    4 + (i % 4) as usize,
+                )
+            })
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
+    let digits = |seed, n| chars_from("0123456789", seed, n);
+    assert_redacted(&[
+        (
+            "wallet private key: ",
+            format!("0x{}", chars_from(HEX, 250, 64)),
+            "\n",
+            "private-key",
+        ),
+        (
+            "ETH privkey = ",
+            chars_from(HEX, 251, 64),
+            "",
+            "private-key",
+        ),
+        (
+            "my wallet seed phrase: ",
+            words(252, 12),
+            "\n",
+            "seed-phrase",
+        ),
+        (
+            "the recovery words are ",
+            words(253, 24),
+            ".",
+            "seed-phrase",
+        ),
+        ("mnemonic = \"", words(254, 15), "\"", "seed-phrase"),
+        ("my phone PIN is ", digits(255, 6), "", "pin"),
+        (
+            "the PIN for the garage door was ",
+            digits(256, 4),
+            ", ok",
+            "pin",
+        ),
+        ("passcode: ", digits(257, 6), "\n", "pin"),
+    ]);
+    let cases = [
+        format!(
+            "sha256 {} and commit 0x{}",
+            chars_from(HEX, 258, 64),
+            chars_from(HEX, 259, 64)
+        ),
+        "PIN is 2024-01-05; pin 3 is GND; the pin count is 40".to_owned(),
+        "The recovery phrase is written on paper in the drawer next to the printer".to_owned(),
+        "-----BEGIN PRIVATE KEY-----".to_owned(),
+        format!("seed phrase: {}", words(260, 5)),
+    ];
+    for case in cases {
+        assert_eq!(scan(&case), vec![], "{case:?}");
+    }
+}

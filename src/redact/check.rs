@@ -1,0 +1,511 @@
+//! The checks that tell a credential value from what only looks like one: a placeholder
+//! (`changeme`, `<token>`), a reference (`$TOKEN`, `{{ x }}`), a path, a word of prose or
+//! a piece of code. Each `Accept` of `rules` is one of these; it gets the whole text so it
+//! can look around the value (a quote before it, the rest of its line).
+//!
+//! It does not find candidates (the patterns of `rules` do) and does not move a value's
+//! bounds beyond trimming (`value` does).
+
+use std::ops::Range;
+
+use super::value::{after_labels, whole_bare_value};
+
+pub(super) fn keep(_: &str, value: Range<usize>) -> Option<Range<usize>> {
+    Some(value)
+}
+
+/// AWS documents its examples with keys ending in `EXAMPLE`; gitleaks allowlists them.
+pub(super) fn not_documentation_example(text: &str, value: Range<usize>) -> Option<Range<usize>> {
+    (!text[value.clone()].ends_with("EXAMPLE")).then_some(value)
+}
+
+/// A bare `sk-` prefix is weak evidence, so the rest must look generated, not like a
+/// kebab-case name.
+pub(super) fn mixed_case_with_digits(text: &str, value: Range<usize>) -> Option<Range<usize>> {
+    let s = &text[value.clone()];
+    let upper = s.bytes().any(|b| b.is_ascii_uppercase());
+    let lower = s.bytes().any(|b| b.is_ascii_lowercase());
+    let digit = s.bytes().any(|b| b.is_ascii_digit());
+    (upper && lower && digit).then_some(value)
+}
+
+/// Real Slack tokens carry numeric ids; `xoxb-your-token-here` does not.
+pub(super) fn slack_token(text: &str, value: Range<usize>) -> Option<Range<usize>> {
+    let s = &text[value.clone()];
+    (s.len() >= 15 && s.bytes().any(|b| b.is_ascii_digit())).then_some(value)
+}
+
+/// `Bearer` outside a header is often prose ("bearer authentication"), so the value must
+/// hold both letters and digits.
+pub(super) fn bare_bearer(text: &str, value: Range<usize>) -> Option<Range<usize>> {
+    let value = token_value(text, value)?;
+    let s = &text[value.clone()];
+    let letter = s.bytes().any(|b| b.is_ascii_alphabetic());
+    let digit = s.bytes().any(|b| b.is_ascii_digit());
+    (letter && digit).then_some(value)
+}
+
+pub(super) fn url_password(text: &str, value: Range<usize>) -> Option<Range<usize>> {
+    let s = &text[value.clone()];
+    (!is_placeholder(s) && !is_reference(s)).then_some(value)
+}
+
+/// A PIN's digits, not the start of a date, a version or a number (`2024-01-05`, `1234.5`).
+pub(super) fn pin_digits(text: &str, value: Range<usize>) -> Option<Range<usize>> {
+    let rest = &text.as_bytes()[value.end..];
+    let continues =
+        matches!(rest, [b'-' | b'.' | b'/' | b':' | b',', next, ..] if next.is_ascii_digit());
+    (!continues).then_some(value)
+}
+
+/// A URL's signature: long enough to sign (16 characters, `%3D` and the like counted), and
+/// not a placeholder or a reference.
+pub(super) fn url_signature(text: &str, value: Range<usize>) -> Option<Range<usize>> {
+    let s = &text[value.clone()];
+    (s.len() >= 16 && !is_placeholder(s) && !is_reference(s)).then_some(value)
+}
+
+pub(super) fn password_value(text: &str, value: Range<usize>) -> Option<Range<usize>> {
+    credential_value(text, value, &PASSWORD)
+}
+
+pub(super) fn token_value(text: &str, value: Range<usize>) -> Option<Range<usize>> {
+    credential_value(text, value, &TOKEN)
+}
+
+/// After `pw:` or `pass:`, which are also words, a bare word must look generated even
+/// alone on its line.
+pub(super) fn short_password_value(text: &str, value: Range<usize>) -> Option<Range<usize>> {
+    credential_value(
+        text,
+        value,
+        &Shape {
+            digits_only_ok: false,
+            lone_word_ok: false,
+            ..PASSWORD
+        },
+    )
+}
+
+/// gitleaks' entropy floor for keys with a short fixed prefix: `SK` and 32 zeros is no key.
+pub(super) fn high_entropy(text: &str, value: Range<usize>) -> Option<Range<usize>> {
+    (shannon_entropy(&text[value.clone()]) >= 3.0).then_some(value)
+}
+
+/// Bits per character of `s`, as gitleaks computes it.
+fn shannon_entropy(s: &str) -> f64 {
+    let mut counts = [0u32; 256];
+    for b in s.bytes() {
+        counts[usize::from(b)] += 1;
+    }
+    #[allow(clippy::cast_precision_loss)]
+    let len = s.len() as f64;
+    counts
+        .iter()
+        .filter(|&&n| n > 0)
+        .map(|&n| {
+            let p = f64::from(n) / len;
+            -p * p.log2()
+        })
+        .sum()
+}
+
+/// After a flag that is a password only for some commands (`-p`, `-a`), a value that
+/// reads as generated and holds no `/`, `:` or `\`: `ssh -p 2222`, `mkdir -p src/Foo2`,
+/// `docker run -p 8080:80`, `ls -a Downloads2024` stay.
+pub(super) fn generated_flag_value(text: &str, value: Range<usize>) -> Option<Range<usize>> {
+    let value = password_flag(text, value)?;
+    let s = &text[value.clone()];
+    (!s.contains(['/', ':', '\\']) && looks_random(s, 8, 0.3)).then_some(value)
+}
+
+/// After `--password`, a bare word is the password: code does not pass flags identifiers.
+pub(super) fn password_flag(text: &str, value: Range<usize>) -> Option<Range<usize>> {
+    credential_value(
+        text,
+        value,
+        &Shape {
+            bare_word_ok: true,
+            ..PASSWORD
+        },
+    )
+}
+
+pub(super) fn token_flag(text: &str, value: Range<usize>) -> Option<Range<usize>> {
+    credential_value(
+        text,
+        value,
+        &Shape {
+            bare_word_ok: true,
+            ..TOKEN
+        },
+    )
+}
+
+/// What a credential value must look like beyond not being a placeholder.
+struct Shape {
+    min_chars: usize,
+    /// A PIN is a password; an all-digit "token" is a count or an id.
+    digits_only_ok: bool,
+    /// Whether an unquoted value of only letters, `_`, `.` and `-` can be a secret.
+    bare_word_ok: bool,
+    /// Whether such a value can be a secret when it stands alone after its key on an
+    /// `.env` or YAML line, or after an upper-case environment variable.
+    lone_word_ok: bool,
+}
+
+const PASSWORD: Shape = Shape {
+    min_chars: 4,
+    digits_only_ok: true,
+    bare_word_ok: false,
+    lone_word_ok: true,
+};
+
+const TOKEN: Shape = Shape {
+    min_chars: 8,
+    digits_only_ok: false,
+    bare_word_ok: false,
+    lone_word_ok: true,
+};
+
+/// The filters of gitleaks' `generic-api-key` allowlist, applied to the value of a
+/// `key = value` assignment, a flag or a header. A bare value is taken whole, up to
+/// whitespace (`value::whole_bare_value`); when it is a label (`password: nas: hunter2`),
+/// the value after the labels is tried first.
+fn credential_value(text: &str, value: Range<usize>, shape: &Shape) -> Option<Range<usize>> {
+    if text[..value.start].ends_with(['"', '\'', '`']) {
+        return checked_value(text, value, true, shape);
+    }
+    let after = after_labels(text, &value).and_then(|(after, quoted)| {
+        let after = if quoted {
+            after
+        } else {
+            whole_bare_value(text, &after)
+        };
+        checked_value(text, after, quoted, shape)
+    });
+    after.or_else(|| checked_value(text, whole_bare_value(text, &value), false, shape))
+}
+
+fn checked_value(
+    text: &str,
+    value: Range<usize>,
+    quoted: bool,
+    shape: &Shape,
+) -> Option<Range<usize>> {
+    let s = &text[value.clone()];
+    let rejected = s.chars().count() < shape.min_chars
+        || s.contains("://")
+        || s.starts_with('-')
+        || is_placeholder(s)
+        || is_reference(s)
+        || is_path(s)
+        || (!shape.digits_only_ok && s.bytes().all(|b| b.is_ascii_digit()))
+        || (!quoted
+            && !shape.bare_word_ok
+            && is_identifier(s)
+            && !random_letters(s)
+            && !(shape.lone_word_ok
+                && (whole_line_assignment(text, &value) || env_assignment(text, &value))))
+        || (!quoted && is_code(text, &value));
+    (!rejected).then_some(value)
+}
+
+/// An unquoted value that reads as code rather than data: `token::Paren`,
+/// `self.dot2_token`, `parenthesized!(…)`, `localStorage.getItem(…)`, `Option<String>`,
+/// `vec![…]`, `__u32`. A `!` ending a value followed by nothing is a password's.
+fn is_code(text: &str, value: &Range<usize>) -> bool {
+    let s = &text[value.clone()];
+    let identifier = |part: &str| {
+        part.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_')
+            && part.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_')
+    };
+    let name = s
+        .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == '.'))
+        .unwrap_or(s.len());
+    let called = name > 0
+        && s[..name].split('.').all(identifier)
+        && s[name..]
+            .trim_start_matches('!')
+            .starts_with(['(', '<', '[', '{']);
+    let primitive = s
+        .trim_start_matches('_')
+        .strip_prefix(['i', 'u', 'f'])
+        .is_some_and(|bits| {
+            bits == "size" || (!bits.is_empty() && bits.bytes().all(|b| b.is_ascii_digit()))
+        });
+    s.contains("::")
+        || text[value.end..].starts_with('(')
+        || called
+        || (s.strip_suffix('!').is_some_and(identifier)
+            && text[value.end..].starts_with(['(', '[', '{']))
+        || (s.contains('.') && s.split('.').all(identifier))
+        || primitive
+}
+
+/// Words and shapes that stand in for a secret in docs and examples.
+fn is_placeholder(s: &str) -> bool {
+    const WORDS: &[&str] = &[
+        "password",
+        "passwd",
+        "pass",
+        "pwd",
+        "secret",
+        "token",
+        "changeme",
+        "changeit",
+        "example",
+        "test",
+        "dummy",
+        "fake",
+        "sample",
+        "placeholder",
+        "redacted",
+        "hidden",
+        "none",
+        "null",
+        "nil",
+        "true",
+        "false",
+        "undefined",
+        "string",
+        "str",
+        "required",
+        "optional",
+    ];
+    let lower = s.to_ascii_lowercase();
+    let mut chars = s.chars();
+    let first = chars.next();
+    WORDS.contains(&lower.as_str())
+        || chars.all(|c| Some(c) == first)
+        || lower.starts_with("your")
+        || lower.contains("example")
+        || lower.contains("placeholder")
+        || lower.contains("xxxx")
+}
+
+/// A variable or template reference (`$TOKEN`, `${X}`, `$(cat f)`, `%X%`, `{{ x }}`,
+/// `<token>`), which names a secret without holding it.
+fn is_reference(s: &str) -> bool {
+    let bytes = s.as_bytes();
+    match bytes {
+        [b'$', next, ..] => next.is_ascii_alphabetic() || matches!(next, b'_' | b'{' | b'('),
+        [b'%', .., b'%'] | [b'<', .., b'>'] => true,
+        _ => s.starts_with("{{"),
+    }
+}
+
+fn is_path(s: &str) -> bool {
+    !generated(s) && looks_like_path(s)
+}
+
+fn looks_like_path(s: &str) -> bool {
+    s.starts_with('/')
+        || s.starts_with("~/")
+        || s.starts_with("./")
+        || s.starts_with("../")
+        || matches!(s.as_bytes(), [drive, b':', b'\\', ..] if drive.is_ascii_alphabetic())
+}
+
+/// `self.token`, `None`, `os.environ`, `true/false`: words, not a secret (gitleaks:
+/// `^[a-zA-Z_.-]+$`, plus `/`).
+fn is_identifier(s: &str) -> bool {
+    s.bytes()
+        .all(|b| b.is_ascii_alphabetic() || matches!(b, b'_' | b'.' | b'-' | b'/'))
+}
+
+/// Letters that read as generated rather than as a word: a capital after a small letter
+/// (`LrmhVTng`), or eight or more capitals; with `-` or `_` among them, two such capitals
+/// (`KMZK-IeWZeclmH`, not `my_getToken`). Dotted or slashed names stay code.
+fn random_letters(s: &str) -> bool {
+    let bytes = s.as_bytes();
+    let letters_only = bytes.iter().all(u8::is_ascii_alphabetic);
+    let humps = bytes
+        .windows(2)
+        .filter(|w| w[0].is_ascii_lowercase() && w[1].is_ascii_uppercase())
+        .count();
+    let joined_letters = bytes
+        .iter()
+        .all(|&b| b.is_ascii_alphabetic() || b == b'-' || b == b'_');
+    (letters_only
+        && (humps > 0
+            || s.len() >= 16
+            || (s.len() >= 8 && bytes.iter().all(u8::is_ascii_uppercase))))
+        || (joined_letters && humps >= 2)
+}
+
+/// `SMTP_PASSWORD=value`: an environment variable's value is data whatever its letters.
+fn env_assignment(text: &str, value: &Range<usize>) -> bool {
+    let Some(before) = text[..value.start].strip_suffix('=') else {
+        return false;
+    };
+    let key = &before[before
+        .rfind(|c: char| !(c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_'))
+        .map_or(0, |i| i + 1)..];
+    key.len() >= 3 && key.bytes().any(|b| b.is_ascii_uppercase())
+}
+
+/// Letters, digits and symbols in no pattern, too long for a word: `/` or `~` at the
+/// start of a base64 key does not make it a path.
+fn generated(s: &str) -> bool {
+    s.len() >= 20
+        && s.bytes().any(|b| b.is_ascii_uppercase())
+        && s.bytes().any(|b| b.is_ascii_lowercase())
+        && s.bytes().any(|b| b.is_ascii_digit())
+        && s.bytes().filter(|&b| b == b'/').count() <= 2
+}
+
+/// `KEY=value` or `key: value` as the whole line (an `.env` or YAML line, maybe after
+/// `export `): there the value is data whatever its letters, unless it is a dotted name.
+fn whole_line_assignment(text: &str, value: &Range<usize>) -> bool {
+    let line_start = text[..value.start].rfind('\n').map_or(0, |i| i + 1);
+    let line_end = text[value.end..]
+        .find('\n')
+        .map_or(text.len(), |i| value.end + i);
+    let before = text[line_start..value.start].trim_start();
+    let before = before
+        .strip_prefix("export ")
+        .unwrap_or(before)
+        .trim_start();
+    let key_len = before
+        .bytes()
+        .take_while(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'-'))
+        .count();
+    let separator = &before[key_len..];
+    key_len > 0
+        && separator.contains([':', '='])
+        && separator
+            .bytes()
+            .all(|b| matches!(b, b' ' | b'\t' | b':' | b'='))
+        && text[value.end..line_end].trim().is_empty()
+        && !text[value.clone()].contains(['.', '/'])
+}
+
+/// A passphrase: any words, but not a placeholder, a reference, or a word or two of prose.
+pub(super) fn passphrase_value(text: &str, mut value: Range<usize>) -> Option<Range<usize>> {
+    let quoted = text[..value.start].ends_with(['"', '\'', '`']);
+    if !quoted {
+        let trimmed = text[value.clone()].trim_end_matches(|c: char| c.is_whitespace() || c == '.');
+        value.end = value.start + trimmed.len();
+    }
+    let s = &text[value.clone()];
+    let words = s.split_whitespace().count();
+    let rejected = s.chars().count() < 8
+        || is_placeholder(s)
+        || is_reference(s)
+        || is_path(s)
+        || (!quoted && words < 3 && is_code(text, &value));
+    (!rejected).then_some(value)
+}
+
+/// A value named in a sentence: quoted, anything; bare, not a word of prose.
+pub(super) fn prose_value(text: &str, mut value: Range<usize>) -> Option<Range<usize>> {
+    let quoted = text[..value.start].ends_with(['"', '\'', '`']);
+    if quoted {
+        return credential_value(text, value, &PASSWORD);
+    }
+    let trimmed = text[value.clone()].trim_end_matches(['.', ',', ';', ':', '!', '?', ')']);
+    value.end = value.start + trimmed.len();
+    let s = trimmed;
+    let plain_word = s
+        .bytes()
+        .all(|b| b.is_ascii_alphabetic() || b == b'-' || b == b'\'')
+        && !random_letters(s);
+    let rejected = s.chars().count() < 6
+        || plain_word
+        || s.bytes().all(|b| b.is_ascii_digit())
+        || s.contains("://")
+        || is_placeholder(s)
+        || is_reference(s)
+        || is_path(s)
+        || is_code(text, &value);
+    (!rejected).then_some(value)
+}
+
+/// A token as a URL's user part must look generated: letters and digits both.
+pub(super) fn random_looking(text: &str, value: Range<usize>) -> Option<Range<usize>> {
+    let s = &text[value.clone()];
+    let letter = s.bytes().any(|b| b.is_ascii_alphabetic());
+    let digit = s.bytes().any(|b| b.is_ascii_digit());
+    (letter && digit && !is_placeholder(s)).then_some(value)
+}
+
+/// The `sk-` key of a service other than OpenAI or Anthropic: its tail (after the last
+/// `-`) holds letters and digits in no pattern, so `sk-` and a kebab-case name stay.
+pub(super) fn sk_key(text: &str, value: Range<usize>) -> Option<Range<usize>> {
+    let s = &text[value.clone()];
+    let tail = s.rsplit('-').next().unwrap_or(s);
+    let letter = tail.bytes().any(|b| b.is_ascii_alphabetic());
+    let digit = tail.bytes().any(|b| b.is_ascii_digit());
+    (tail.len() >= 32 && letter && digit && class_changes(tail) >= 0.2).then_some(value)
+}
+
+/// A prefix, `_` or `-`, and a tail that reads as generated: not an identifier
+/// (`test_ParseHttpHeader2WithUnicode`), a UUID or a hash (no upper case), nor an OpenAI
+/// completion id (`chatcmpl-…`, which names a response, not a credential).
+pub(super) fn prefixed_random_token(text: &str, value: Range<usize>) -> Option<Range<usize>> {
+    let s = &text[value.clone()];
+    let (prefix, tail) = s.split_at(s.find(['_', '-'])?);
+    (prefix != "chatcmpl" && looks_random(&tail[1..], 28, 0.4)).then_some(value)
+}
+
+/// A token whose parts, dots aside, read as generated.
+pub(super) fn random_token(text: &str, value: Range<usize>) -> Option<Range<usize>> {
+    let s: String = text[value.clone()].chars().filter(|&c| c != '.').collect();
+    looks_random(&s, 28, 0.4).then_some(value)
+}
+
+/// At least `min_len` characters that read as generated: upper and lower case, few `_`
+/// or `-` (a snake_case name has one every few letters), a kind of character (upper,
+/// lower, digit, symbol) that changes at `min_changes` of the places or more (a random
+/// string: about six in ten; a `CamelCase2Name`: two or three), and under half of it in
+/// runs of three or more lower-case letters (the words of `SetExcFromWindowsErr`).
+fn looks_random(s: &str, min_len: usize, min_changes: f64) -> bool {
+    let kept: String = s.chars().filter(|&c| c != '_' && c != '-').collect();
+    let separators = s.len() - kept.len();
+    let mut in_words = 0;
+    let mut run = 0;
+    for b in kept.bytes().chain([b' ']) {
+        if b.is_ascii_lowercase() {
+            run += 1;
+        } else {
+            if run >= 3 {
+                in_words += run;
+            }
+            run = 0;
+        }
+    }
+    s.len() >= min_len
+        && separators * 6 <= s.len()
+        && kept.bytes().any(|b| b.is_ascii_uppercase())
+        && kept.bytes().any(|b| b.is_ascii_lowercase())
+        && class_changes(&kept) >= min_changes
+        && in_words * 2 < kept.len()
+}
+
+/// How often the kind of character (upper case, lower case, digit, other) changes from one
+/// character to the next, from 0 to 1.
+fn class_changes(s: &str) -> f64 {
+    let class = |b: &u8| {
+        if b.is_ascii_uppercase() {
+            0
+        } else if b.is_ascii_lowercase() {
+            1
+        } else if b.is_ascii_digit() {
+            2
+        } else {
+            3
+        }
+    };
+    let bytes = s.as_bytes();
+    if bytes.len() < 2 {
+        return 0.0;
+    }
+    let changes = bytes
+        .windows(2)
+        .filter(|w| class(&w[0]) != class(&w[1]))
+        .count();
+    #[allow(clippy::cast_precision_loss)]
+    let ratio = changes as f64 / (bytes.len() - 1) as f64;
+    ratio
+}
