@@ -567,7 +567,7 @@ impl<'a> Run<'a> {
                     .iter()
                     .map(|f| (f.id, f.text.as_str()))
                     .collect();
-                let learned: Vec<(i64, String)> = self
+                let mut learned: Vec<(i64, String)> = self
                     .engine
                     .store
                     .facts(&[Status::Active])
@@ -579,8 +579,9 @@ impl<'a> Run<'a> {
                             && !before.contains(&(f.id, f.text.as_str()))
                     })
                     .map(|f| (f.id, f.text))
-                    .take(LEARNED_TONIGHT)
                     .collect();
+                // The most recently learned, when a first run learns more than that.
+                let learned = learned.split_off(learned.len().saturating_sub(LEARNED_TONIGHT));
                 // What this transcript's request saw of tonight's facts (`reconcile`).
                 self.seen.borrow_mut().insert(
                     job.file.path.display().to_string(),
@@ -653,6 +654,10 @@ impl<'a> Run<'a> {
                 learned.push((f, source.transcript, source.date));
             }
         }
+        // A night's worth: the facts of the latest chats, when a first run learns more (the
+        // pairs below grow with the square).
+        learned.sort_by(|a, b| (&b.2, b.0.id).cmp(&(&a.2, a.0.id)));
+        learned.truncate(LEARNED_TONIGHT);
         // Two facts of one file (the person's, or one vault's) and one category, from
         // transcripts whose requests did not carry each other's.
         let blind = |a: &(crate::fact::Fact, String, String),

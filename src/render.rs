@@ -46,6 +46,68 @@ fn is_insights_line(line: &str) -> bool {
     line.trim_end() == INSIGHTS_LINE
 }
 
+/// A fact last confirmed this many months or more before the newest fact of its file says
+/// when, after its words: `- Lives in Munich. (as of 2025-03)`. Claude Code sends the file
+/// as it is, beside today's date, so Claude can weigh an old fact against a newer one.
+pub const AS_OF_MONTHS: i32 = 6;
+
+/// What follows an old fact's words: ` (as of 2025-03)`, the month `last_seen` falls in,
+/// when it is at least [`AS_OF_MONTHS`] before `newest`'s (both `YYYY-MM-DD`).
+fn as_of(last_seen: &str, newest: &str) -> Option<String> {
+    let month = |d: &str| -> Option<(i32, i32)> {
+        Some((d.get(..4)?.parse().ok()?, d.get(5..7)?.parse().ok()?))
+    };
+    let (year, month_of) = month(last_seen)?;
+    let (newest_year, newest_month) = month(newest)?;
+    let months = (newest_year - year) * 12 + newest_month - month_of;
+    (months >= AS_OF_MONTHS).then(|| format!(" (as of {year:04}-{month_of:02})"))
+}
+
+/// A bullet's words without the ` (as of YYYY-MM)` memloop puts after an old fact: what is
+/// read back from a file, and what a query copied from a bullet means.
+#[must_use]
+pub fn without_as_of(text: &str) -> &str {
+    let trimmed = text.trim_end();
+    let Some(open) = trimmed
+        .strip_suffix(')')
+        .and_then(|rest| rest.rfind(" (as of ").map(|i| (i, &rest[i + 8..])))
+    else {
+        return text;
+    };
+    let (at, month) = open;
+    let b = month.as_bytes();
+    let is_month = b.len() == 7
+        && b[4] == b'-'
+        && b.iter()
+            .enumerate()
+            .all(|(i, c)| i == 4 || c.is_ascii_digit());
+    if is_month && at > 0 {
+        &trimmed[..at]
+    } else {
+        text
+    }
+}
+
+/// The text of each fact's bullet: its cleaned words, and when it was last confirmed if
+/// that is long before the newest fact among `facts`.
+fn bullet_texts(facts: &[Fact]) -> Vec<String> {
+    let newest = facts
+        .iter()
+        .map(|f| f.last_seen.as_str())
+        .max()
+        .unwrap_or_default();
+    facts
+        .iter()
+        .map(|f| {
+            let text = clean(&f.text);
+            match as_of(&f.last_seen, newest) {
+                Some(marker) if !text.is_empty() => text + &marker,
+                _ => text,
+            }
+        })
+        .collect()
+}
+
 /// Where facts with a blank category go, so every bullet sits under a heading.
 const FALLBACK_CATEGORY: &str = "Other";
 
@@ -127,8 +189,8 @@ pub fn memory(
     let mut items: Vec<Item> = facts
         .iter()
         .zip(&headings)
-        .filter_map(|(fact, name)| {
-            let text = clean(&fact.text);
+        .zip(bullet_texts(facts))
+        .filter_map(|((fact, name), text)| {
             (!text.is_empty()).then(|| Item {
                 fact,
                 text,
@@ -246,7 +308,8 @@ impl<'a> Shape<'a> {
             let mut before: Vec<&str> = Vec::new();
             for entry in &section.entries {
                 match entry {
-                    Entry::Bullet(text) => before.insert(0, text.as_str()),
+                    // By its words: the month after an old fact comes and goes.
+                    Entry::Bullet(text) => before.insert(0, without_as_of(text)),
                     Entry::Block(block) => shape.blocks.push((block, before.clone())),
                 }
             }
@@ -267,7 +330,7 @@ impl<'a> Shape<'a> {
     /// each followed by the blocks that followed it (nested ones right under it, the others
     /// after a blank line). A block whose bullet is gone follows the nearest one before it.
     fn compose(&self, bullets: &[&str], out: &mut String) {
-        let shown: HashSet<&str> = bullets.iter().copied().collect();
+        let shown: HashSet<&str> = bullets.iter().map(|b| without_as_of(b)).collect();
         let anchor = |before: &[&'a str]| before.iter().copied().find(|b| shown.contains(b));
         let mut chunks: Vec<String> = self
             .blocks
@@ -281,7 +344,7 @@ impl<'a> Shape<'a> {
             let after: Vec<&Block> = self
                 .blocks
                 .iter()
-                .filter(|(_, before)| anchor(before) == Some(*bullet))
+                .filter(|(_, before)| anchor(before) == Some(without_as_of(bullet)))
                 .map(|(b, _)| *b)
                 .collect();
             for b in after.iter().filter(|b| b.nested) {
@@ -322,8 +385,8 @@ pub fn insights(facts: &[Fact], max_bytes: usize, crlf: bool, existing: Option<&
     let shape = Shape::of(&doc, name);
     let mut items: Vec<Item> = facts
         .iter()
-        .filter_map(|fact| {
-            let text = clean(&fact.text);
+        .zip(bullet_texts(facts))
+        .filter_map(|(fact, text)| {
             (!text.is_empty()).then_some(Item {
                 fact,
                 text,
@@ -429,14 +492,15 @@ pub fn insights(facts: &[Fact], max_bytes: usize, crlf: bool, existing: Option<&
 ///
 /// `## ` headings set the category; unindented `- ` or `* ` items are bullets, and plain
 /// indented lines right after one continue it. Everything else (prose, nested lists,
-/// comments, code blocks, deeper headings) is the user's text. Blank bullets are dropped.
+/// comments, code blocks, deeper headings) is the user's text. Blank bullets are dropped,
+/// and the ` (as of YYYY-MM)` after an old fact is memloop's, not part of its words.
 #[must_use]
 pub fn parse_bullets(text: &str) -> Vec<Bullet> {
     doc::parse(text, &|line| is_header_line(line) || is_insights_line(line))
         .bullets()
         .map(|(category, text)| Bullet {
             category: category.filter(|c| !c.is_empty()).map(str::to_owned),
-            text: text.to_owned(),
+            text: without_as_of(text).to_owned(),
         })
         .collect()
 }

@@ -85,7 +85,9 @@ pub fn schema() -> Value {
 /// No JSON with verdicts in the answer.
 pub fn verdicts(said: &Said, n: usize) -> Result<Vec<Option<bool>>, LlmError> {
     let value = match said {
-        Said::Json(Value::String(text)) | Said::Text(text) => find_verdicts(text),
+        Said::Json(Value::String(text)) | Said::Text(text) => {
+            super::object_with_list(text, "verdicts")
+        }
         Said::Json(value) => Some(value.clone()),
     };
     let list = value
@@ -116,23 +118,6 @@ pub fn verdicts(said: &Said, n: usize) -> Result<Vec<Option<bool>>, LlmError> {
         }
     }
     Ok(out)
-}
-
-/// The first JSON object with a `verdicts` list in a model's text (bare, fenced or among
-/// prose).
-fn find_verdicts(text: &str) -> Option<Value> {
-    let mut from = 0;
-    while let Some(offset) = text[from..].find('{') {
-        let start = from + offset;
-        let mut stream = serde_json::Deserializer::from_str(&text[start..]).into_iter::<Value>();
-        if let Some(Ok(value)) = stream.next()
-            && value.get("verdicts").is_some_and(Value::is_array)
-        {
-            return Some(value);
-        }
-        from = start + 1;
-    }
-    None
 }
 
 #[cfg(test)]

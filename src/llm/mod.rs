@@ -286,6 +286,23 @@ impl LlmError {
 /// How many characters of a response body or of stderr an error keeps.
 const EXCERPT_CHARS: usize = 300;
 
+/// The first JSON object with a list under `key` in a model's text (bare, fenced or among
+/// prose): how the judge's verdicts and the reconcile links are read from a plain answer.
+fn object_with_list(text: &str, key: &str) -> Option<Value> {
+    let mut from = 0;
+    while let Some(offset) = text[from..].find('{') {
+        let start = from + offset;
+        let mut stream = serde_json::Deserializer::from_str(&text[start..]).into_iter::<Value>();
+        if let Some(Ok(value)) = stream.next()
+            && value.get(key).is_some_and(Value::is_array)
+        {
+            return Some(value);
+        }
+        from = start + 1;
+    }
+    None
+}
+
 /// The start of `text` on one line, cut at a character boundary.
 fn excerpt(text: &str) -> String {
     let flat = text.split_whitespace().collect::<Vec<_>>().join(" ");

@@ -101,7 +101,9 @@ pub fn schema() -> Value {
 /// No JSON with links in the answer.
 pub fn links(said: &Said, n: usize) -> Result<Vec<Link>, LlmError> {
     let value = match said {
-        Said::Json(Value::String(text)) | Said::Text(text) => find(text),
+        Said::Json(Value::String(text)) | Said::Text(text) => {
+            super::object_with_list(text, "links")
+        }
         Said::Json(value) => Some(value.clone()),
     };
     let list = value
@@ -134,21 +136,6 @@ pub fn links(said: &Said, n: usize) -> Result<Vec<Link>, LlmError> {
         };
     }
     Ok(out)
-}
-
-fn find(text: &str) -> Option<Value> {
-    let mut from = 0;
-    while let Some(offset) = text[from..].find('{') {
-        let start = from + offset;
-        let mut stream = serde_json::Deserializer::from_str(&text[start..]).into_iter::<Value>();
-        if let Some(Ok(value)) = stream.next()
-            && value.get("links").is_some_and(Value::is_array)
-        {
-            return Some(value);
-        }
-        from = start + 1;
-    }
-    None
 }
 
 #[cfg(test)]

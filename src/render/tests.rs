@@ -980,3 +980,135 @@ mod caps {
         }
     }
 }
+
+/// Issue 18: a fact last confirmed six months or more before the newest fact of its file
+/// says when, and the month is read back as memloop's, not as the fact's words.
+#[test]
+fn an_old_fact_says_when_it_was_last_confirmed_and_reads_back_without_it() {
+    let facts = vec![
+        fact(
+            1,
+            "Identity",
+            "Lives in Munich.",
+            "2025-01-10",
+            "2025-03-31",
+            2,
+        ),
+        fact(
+            2,
+            "Identity",
+            "Works at Stripe.",
+            "2025-01-10",
+            "2025-04-01",
+            1,
+        ),
+        fact(
+            3,
+            "Identity",
+            "Uses Rust (as of version 1.80).",
+            "2025-09-02",
+            "2025-09-30",
+            1,
+        ),
+    ];
+    let out = memory(&facts, &prompt_categories(), 51_200, None);
+    assert!(
+        out.text.contains("- Lives in Munich. (as of 2025-03)\n"),
+        "{}",
+        out.text
+    );
+    assert!(
+        out.text.contains("- Works at Stripe.\n"),
+        "five months: {}",
+        out.text
+    );
+    assert!(
+        out.text.contains("- Uses Rust (as of version 1.80).\n"),
+        "{}",
+        out.text
+    );
+    let back: Vec<String> = parse_bullets(&out.text)
+        .into_iter()
+        .map(|b| b.text)
+        .collect();
+    assert_eq!(
+        back,
+        [
+            "Lives in Munich.",
+            "Works at Stripe.",
+            "Uses Rust (as of version 1.80)."
+        ]
+    );
+    let block = insights(&facts, 51_200, false, None);
+    assert!(
+        block.text.contains("- Lives in Munich. (as of 2025-03)\n"),
+        "{}",
+        block.text
+    );
+    // One fact alone is never old.
+    let alone = memory(&facts[..1], &prompt_categories(), 51_200, None);
+    assert!(!alone.text.contains("as of"), "{}", alone.text);
+}
+
+#[test]
+fn only_a_month_in_parentheses_at_the_end_is_memloops() {
+    assert_eq!(
+        without_as_of("Lives in Munich. (as of 2025-03)"),
+        "Lives in Munich."
+    );
+    assert_eq!(
+        without_as_of("Lives in Munich. (as of 2025-03) "),
+        "Lives in Munich."
+    );
+    for kept in [
+        "(as of 2025-03)",
+        "Lives in Munich (as of 2025)",
+        "Lives in Munich (as of 2025-3)",
+        "Lives in Munich (as of March)",
+        "Lives in Munich (as of 2025-03) in summer",
+        "Lives in Munich (as of 2025-03-01)",
+    ] {
+        assert_eq!(without_as_of(kept), kept);
+    }
+}
+
+/// The user's text after a bullet stays after it when the month after the bullet comes or
+/// goes.
+#[test]
+fn text_after_a_bullet_follows_it_whatever_month_it_says() {
+    let facts = vec![
+        fact(
+            1,
+            "Identity",
+            "Lives in Munich.",
+            "2025-01-10",
+            "2025-03-31",
+            2,
+        ),
+        fact(
+            2,
+            "Identity",
+            "Works at Stripe.",
+            "2025-01-10",
+            "2025-09-30",
+            1,
+        ),
+    ];
+    let existing = "# Memory\n\n## Identity\n\n- Lives in Munich.\n\nMy note on Munich.\n\n- Works at Stripe.\n";
+    let out = memory(&facts, &prompt_categories(), 51_200, Some(existing));
+    assert!(
+        out.text.contains(
+            "- Lives in Munich. (as of 2025-03)\n\nMy note on Munich.\n\n- Works at Stripe.\n"
+        ),
+        "{}",
+        out.text
+    );
+    let again = memory(&facts[..1], &prompt_categories(), 51_200, Some(&out.text));
+    assert!(
+        again
+            .text
+            .contains("- Lives in Munich.\n\nMy note on Munich.\n"),
+        "{}",
+        again.text
+    );
+}

@@ -301,13 +301,18 @@ fn restoring_a_fact_that_is_in_memory_already_changes_nothing() {
 /// A bullet typed by hand with doubled spaces, which memloop's next write collapses.
 const TYPED: &str = "- Keeps a paper  notebook for half-formed ideas.\n";
 
-/// Types [`TYPED`] into `file` after the line `after`.
+/// Types [`TYPED`] into `file` after the bullet line `after` (whatever month memloop put
+/// after its words).
 fn type_by_hand(file: &Path, after: &str) {
     let text = read(file);
-    assert!(text.contains(after), "{after:?} in {text}");
+    let line = text
+        .split_inclusive('\n')
+        .find(|l| crate::support::plain(l) == after)
+        .unwrap_or_else(|| panic!("{after:?} in {text}"))
+        .to_owned();
     write_file(
         file,
-        text.replacen(after, &format!("{after}{TYPED}"), 1)
+        text.replacen(&line, &format!("{line}{TYPED}"), 1)
             .as_bytes(),
     );
 }
@@ -524,7 +529,11 @@ fn remembering_a_known_fact_reinforces_it_and_says_so() {
 
     assert!(out.starts_with("already known: reinforced"), "{out}");
     assert!(out.contains("(seen 2 times)"), "{out}");
-    assert_eq!(env.memory(), before, "no second bullet");
+    assert_eq!(
+        crate::support::plain(&env.memory()),
+        crate::support::plain(&before),
+        "no second bullet (the other facts now say when they were last confirmed)"
+    );
     assert_eq!(find_fact(&env.show_json(true), DIRECT)["times_seen"], 2);
 }
 

@@ -192,7 +192,7 @@ fn edit_then_rewrite(env: &TestEnv, change: impl Fn(&str) -> String) -> String {
 
     env.extract(&mock, &[], 0);
 
-    let memory = env.memory();
+    let memory = crate::support::plain(&env.memory());
     assert!(
         memory.contains(&format!("- {talk}\n")),
         "rewritten: {memory}"
@@ -221,7 +221,7 @@ fn prose_typed_beside_a_bullet_edit_stays_in_place_through_a_rewrite() {
         )
     });
 
-    let memory = env.memory();
+    let memory = crate::support::plain(&env.memory());
     assert!(
         memory.contains(&format!("{SEARCH_INFRA}\n\n{PROSE}## Goals\n")),
         "the note stays in the file, where it was typed: {memory}"
@@ -343,7 +343,7 @@ fn a_secret_in_a_hand_added_bullet_is_redacted_and_never_sent() {
     for request in &requests {
         assert!(!request.body.contains(core), "{}", request.body);
     }
-    let memory = env.memory();
+    let memory = crate::support::plain(&env.memory());
     assert_eq!(section(&memory, "Preferences"), [DIRECT, redacted]);
     assert!(memory.contains(&format!("- {wish}\n")), "{memory}");
     assert!(!memory.contains(core), "{memory}");

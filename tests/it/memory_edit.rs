@@ -211,7 +211,7 @@ fn editing_a_vaults_insights_touches_nothing_outside_the_fence() {
     );
 
     let after = read(&path);
-    let block = crate::support::insights_block(&after).expect("fence");
+    let block = crate::support::plain(crate::support::insights_block(&after).expect("fence"));
     assert!(
         block.contains(&format!("- {LANTERNFISH}\n- {added}\n")),
         "{block}"

@@ -142,7 +142,7 @@ fn bullets_the_user_deletes_stay_deleted_and_added_ones_stay() {
 
     env.extract(&mock, &[], 0);
 
-    let memory = env.memory();
+    let memory = crate::support::plain(&env.memory());
     assert!(
         !memory.contains(DIRECT),
         "a deleted bullet does not come back:\n{memory}"

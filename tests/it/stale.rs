@@ -100,3 +100,31 @@ fn forgotten_stale_facts_leave_and_zero_days_turns_the_review_off() {
     let (_, said) = run(&env, &["memory", "review", "--stale"]);
     assert!(said.contains("stale review is off"), "{said}");
 }
+
+/// Issue 18: memory.md tells Claude how recent a fact is only where it matters: a fact
+/// last confirmed six months or more before the newest one says the month after its words
+/// (Claude Code sends the file with today's date: `scripts/check-claude-memory.sh`). The
+/// month is memloop's: a bullet copied whole names its fact, a hand edit that drops it
+/// changes nothing, and a fact confirmed again loses it.
+#[test]
+fn an_old_fact_says_when_it_was_last_confirmed_until_it_is_confirmed_again() {
+    let env = env_with_old_facts();
+    let memory = env.memory();
+    let marked = format!("{OLDER} (as of 2024-06)");
+    assert!(memory.contains(&format!("- {marked}\n")), "{memory}");
+    assert!(memory.contains(&format!("- {RECENT}\n")), "{memory}");
+
+    let (why, _) = run(&env, &["memory", "why", &marked]);
+    assert!(why.contains(OLDER), "{why}");
+    // Dropping the month by hand is no edit: nothing forgotten, nothing added.
+    std::fs::write(env.memory_path(), memory.replace(&marked, OLDER)).expect("edit");
+    let report = env.extract(&Mock::start(), &[], 0);
+    assert_eq!(report["edits"]["added"], 0, "{report}");
+    assert_eq!(report["edits"]["forgotten"], 0, "{report}");
+    assert!(env.memory().contains(&format!("- {marked}\n")));
+
+    run(&env, &["memory", "review", "--stale", "--accept-all"]);
+    let memory = env.memory();
+    assert!(!memory.contains("(as of"), "{memory}");
+    assert_eq!(bullets(&memory).len(), 3);
+}

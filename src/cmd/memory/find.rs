@@ -39,7 +39,8 @@ pub enum Found<'a> {
 
 /// The query as the user typed it, trimmed; an empty one is a usage error.
 pub fn query(raw: &str) -> Result<&str> {
-    let q = raw.trim();
+    // A bullet copied whole from memory.md, with the month memloop put after an old fact.
+    let q = crate::render::without_as_of(raw.trim()).trim();
     if q.is_empty() {
         return Err(error::usage(
             "the query is empty: give some words of the fact (see `memloop memory show`)",

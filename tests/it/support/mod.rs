@@ -438,7 +438,48 @@ pub fn find_fact<'a>(show: &'a Value, text: &str) -> &'a Value {
     matches[0]
 }
 
-/// The `## Heading`s of a markdown file with the `- ` bullets under each, in file order.
+/// A bullet's words without the ` (as of YYYY-MM)` memloop puts after a fact last confirmed
+/// long before the newest one (the tests that are about it read the file itself).
+pub fn without_as_of(bullet: &str) -> &str {
+    match bullet.rfind(" (as of ") {
+        Some(at)
+            if bullet.len() == at + " (as of YYYY-MM)".len()
+                && bullet.ends_with(')')
+                && bullet[at + 8..at + 15].bytes().enumerate().all(|(i, b)| {
+                    if i == 4 {
+                        b == b'-'
+                    } else {
+                        b.is_ascii_digit()
+                    }
+                }) =>
+        {
+            &bullet[..at]
+        }
+        _ => bullet,
+    }
+}
+
+/// The file with [`without_as_of`] applied to each `- ` bullet: for the tests whose fixtures
+/// span months and that are about something else.
+pub fn plain(markdown: &str) -> String {
+    markdown
+        .split_inclusive('\n')
+        .map(|line| {
+            let (body, end) = match line.strip_suffix('\n') {
+                Some(body) => (body, "\n"),
+                None => (line, ""),
+            };
+            if body.starts_with("- ") {
+                format!("{}{end}", without_as_of(body))
+            } else {
+                line.to_owned()
+            }
+        })
+        .collect()
+}
+
+/// The `## Heading`s of a markdown file with the `- ` bullets under each (their words, see
+/// [`without_as_of`]), in file order.
 pub fn sections(markdown: &str) -> Vec<(String, Vec<String>)> {
     let mut out: Vec<(String, Vec<String>)> = Vec::new();
     for line in markdown.lines() {
@@ -447,7 +488,7 @@ pub fn sections(markdown: &str) -> Vec<(String, Vec<String>)> {
             out.push((heading.to_owned(), Vec::new()));
         } else if let (Some(bullet), Some((_, bullets))) = (line.strip_prefix("- "), out.last_mut())
         {
-            bullets.push(bullet.to_owned());
+            bullets.push(without_as_of(bullet).to_owned());
         }
     }
     out
