@@ -24,46 +24,8 @@ failed=0
 check() { if eval "$2"; then echo "ok    $1"; else echo "FAIL  $1"; failed=1; fi; }
 echo "claude $("$claude" --version 2>/dev/null)"
 
-cat > "$work/mock.py" <<'PY'
-import json, sys, http.server
-port, mode, log = int(sys.argv[1]), sys.argv[2], sys.argv[3]
-ANSWER = json.dumps({"facts": [{"category": "Preferences", "text": "Prefers tabs over spaces in Go code.",
-                                "scope": "global", "evidence": "always format with tabs"}]})
-ERRORS = {"401": (401, "authentication_error", "invalid x-api-key"),
-          "529": (529, "overloaded_error", "Overloaded"),
-          "404": (404, "not_found_error", "model: claude-haiku-4-5")}
-class H(http.server.BaseHTTPRequestHandler):
-    protocol_version = "HTTP/1.1"
-    def reply(self, status, ctype, data):
-        self.send_response(status); self.send_header("content-type", ctype)
-        self.send_header("content-length", str(len(data))); self.end_headers(); self.wfile.write(data)
-    def do_POST(self):
-        body = self.rfile.read(int(self.headers.get("content-length", 0)))
-        with open(log, "a") as f:
-            f.write(json.dumps({"path": self.path, "body": body.decode("utf-8", "replace")}) + "\n")
-        if mode in ERRORS:
-            status, kind, msg = ERRORS[mode]
-            return self.reply(status, "application/json", json.dumps({"type": "error", "error": {"type": kind, "message": msg}}).encode())
-        req = json.loads(body or b"{}")
-        usage = {"input_tokens": 100, "output_tokens": 20}
-        if not req.get("stream"):
-            msg = {"id": "msg_1", "type": "message", "role": "assistant", "model": req.get("model"), "content": [{"type": "text", "text": ANSWER}],
-                   "stop_reason": "end_turn", "stop_sequence": None, "usage": usage}
-            return self.reply(200, "application/json", json.dumps(msg).encode())
-        events = [("message_start", {"type": "message_start", "message": {"id": "msg_1", "type": "message", "role": "assistant", "model": req.get("model"),
-                    "content": [], "stop_reason": None, "stop_sequence": None, "usage": {"input_tokens": 100, "output_tokens": 1}}}),
-                  ("content_block_start", {"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}}),
-                  ("content_block_delta", {"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": ANSWER}}),
-                  ("content_block_stop", {"type": "content_block_stop", "index": 0}),
-                  ("message_delta", {"type": "message_delta", "delta": {"stop_reason": "end_turn", "stop_sequence": None}, "usage": {"output_tokens": 20}}),
-                  ("message_stop", {"type": "message_stop"})]
-        self.reply(200, "text/event-stream", "".join(f"event: {e}\ndata: {json.dumps(d)}\n\n" for e, d in events).encode())
-    def do_GET(self):
-        self.reply(404, "application/json", b"{}")
-    def log_message(self, *a):
-        pass
-http.server.ThreadingHTTPServer(("127.0.0.1", port), H).serve_forever()
-PY
+# What the mock answers: one fact its quote states word for word (no judge request follows).
+ANSWER='{"facts": [{"category": "Preferences", "text": "Always formats Go with tabs.", "scope": "global", "evidence": "written Go for six years and always format with tabs"}]}'
 
 # run MODE PORT: one `memloop extract` in a fresh planted HOME; sets rc, secs, h, log.
 run() {
@@ -87,7 +49,7 @@ JSON
     > "$h/vaults/gamma/00_Inbox/chats/2025-07-07-0900-go.md"
   touch -d '2 hours ago' "$h/vaults/gamma/00_Inbox/chats/2025-07-07-0900-go.md"
   ln -s "$claude" "$h/bin/claude"
-  python3 "$work/mock.py" "$port" "$mode" "$log" & pids+=($!)
+  python3 scripts/mock-messages.py "$port" "$log" "$mode" "$ANSWER" & pids+=($!)
   sleep 0.5
   local start end
   start=$(date +%s%N)

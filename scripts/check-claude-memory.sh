@@ -36,43 +36,6 @@ cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null; done; rm -rf "$work
 trap cleanup EXIT
 echo "claude $("$claude" --version 2>/dev/null)"
 
-cat > "$work/mock.py" <<'PY'
-import json, sys, http.server
-port, log = int(sys.argv[1]), sys.argv[2]
-class H(http.server.BaseHTTPRequestHandler):
-    protocol_version = "HTTP/1.1"
-    def reply(self, status, ctype, data):
-        self.send_response(status); self.send_header("content-type", ctype)
-        self.send_header("content-length", str(len(data))); self.end_headers(); self.wfile.write(data)
-    def do_POST(self):
-        body = self.rfile.read(int(self.headers.get("content-length", 0)))
-        with open(log, "a") as f:
-            f.write(json.dumps({"path": self.path, "body": body.decode("utf-8", "replace")}) + "\n")
-        try:
-            req = json.loads(body or b"{}")
-        except ValueError:
-            req = {}
-        usage = {"input_tokens": 10, "output_tokens": 2}
-        if not req.get("stream"):
-            msg = {"id": "msg_1", "type": "message", "role": "assistant", "model": req.get("model"),
-                   "content": [{"type": "text", "text": "ok"}], "stop_reason": "end_turn",
-                   "stop_sequence": None, "usage": usage}
-            return self.reply(200, "application/json", json.dumps(msg).encode())
-        events = [("message_start", {"type": "message_start", "message": {"id": "msg_1", "type": "message", "role": "assistant",
-                    "model": req.get("model"), "content": [], "stop_reason": None, "stop_sequence": None, "usage": usage}}),
-                  ("content_block_start", {"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}}),
-                  ("content_block_delta", {"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": "ok"}}),
-                  ("content_block_stop", {"type": "content_block_stop", "index": 0}),
-                  ("message_delta", {"type": "message_delta", "delta": {"stop_reason": "end_turn", "stop_sequence": None}, "usage": {"output_tokens": 2}}),
-                  ("message_stop", {"type": "message_stop"})]
-        self.reply(200, "text/event-stream", "".join(f"event: {e}\ndata: {json.dumps(d)}\n\n" for e, d in events).encode())
-    def do_GET(self):
-        self.reply(404, "application/json", b"{}")
-    def log_message(self, *a):
-        pass
-http.server.ThreadingHTTPServer(("127.0.0.1", port), H).serve_forever()
-PY
-
 # memloop's header, from src/render.rs (MANAGED_COMMENT, VISIBLE_LINE).
 comment=$(sed -n 's/^pub const MANAGED_COMMENT: &str = "\(.*\)";$/\1/p' src/render.rs)
 visible=$(sed -n 's/^pub const VISIBLE_LINE: &str = "\(.*\)";$/\1/p' src/render.rs)
@@ -104,7 +67,7 @@ cat "$h/.claude/rules/memory.md"
 
 port=$(( 20000 + RANDOM % 20000 ))
 log=$work/requests.jsonl
-python3 "$work/mock.py" "$port" "$log" & pids+=($!)
+python3 scripts/mock-messages.py "$port" "$log" & pids+=($!)
 sleep 0.5
 (cd "$h" && env -i HOME="$h" PATH=/usr/bin:/bin TMPDIR="${TMPDIR:-/tmp}" \
   ANTHROPIC_BASE_URL="http://127.0.0.1:$port" ANTHROPIC_API_KEY=dummy \
