@@ -286,6 +286,17 @@ impl LlmError {
 /// How many characters of a response body or of stderr an error keeps.
 const EXCERPT_CHARS: usize = 300;
 
+/// `lead`, then `items` as pretty JSON inside `<tag untrusted="true">`: JSON escapes every
+/// quote mark and line break and `<` is escaped too, so no item can close the fence.
+fn untrusted_items(lead: &str, tag: &str, items: &[Value]) -> String {
+    format!(
+        "{lead}\n<{tag} untrusted=\"true\">\n{}\n</{tag}>\n",
+        serde_json::to_string_pretty(items)
+            .unwrap_or_default()
+            .replace('<', "\\u003c")
+    )
+}
+
 /// The first JSON object with a list under `key` in a model's text (bare, fenced or among
 /// prose): how the judge's verdicts and the reconcile links are read from a plain answer.
 fn object_with_list(text: &str, key: &str) -> Option<Value> {
