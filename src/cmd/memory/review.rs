@@ -190,39 +190,66 @@ pub fn walk(
     input: &mut dyn BufRead,
     out: &mut dyn Write,
 ) -> io::Result<Vec<(i64, Verdict)>> {
-    let mut decisions = Vec::new();
     writeln!(out, "{} for review.", wait(waiting.len()))?;
-    'facts: for (i, w) in waiting.iter().enumerate() {
-        writeln!(
-            out,
-            "\n({}/{}) {}\n  {}",
-            i + 1,
-            waiting.len(),
-            w.describe(),
-            w.text
-        )?;
+    let items: Vec<(i64, String, &str)> = waiting
+        .iter()
+        .map(|w| (w.id, w.describe(), w.text.as_str()))
+        .collect();
+    ask_each(&items, &REVIEW, input, out)
+}
+
+/// How one walk over facts says its answers: the two words (with their letters) for
+/// accept and reject, the question, and the help shown after any other answer.
+pub(super) struct Words {
+    pub accept: [&'static str; 2],
+    pub reject: [&'static str; 2],
+    pub question: &'static str,
+    pub help: &'static str,
+}
+
+const REVIEW: Words = Words {
+    accept: ["a", "accept"],
+    reject: ["r", "reject"],
+    question: "accept, reject, edit, skip, quit? [a/r/e/s/q] ",
+    help: "a: accept it (it goes into the file)\nr: reject it (forgotten: it will not come back)\ne: edit it (type your own words; accepted as yours)\ns: skip it (it keeps waiting)\nq: quit (the answers given so far are kept)",
+};
+
+/// Asks about each `(id, what it is, text)` in turn with `words`; edit reads new words,
+/// skip leaves it undecided, quit or the end of the input stops the walk. The answers
+/// given so far are returned either way.
+pub(super) fn ask_each(
+    items: &[(i64, String, &str)],
+    words: &Words,
+    input: &mut dyn BufRead,
+    out: &mut dyn Write,
+) -> io::Result<Vec<(i64, Verdict)>> {
+    let mut decisions = Vec::new();
+    'facts: for (i, (id, about, text)) in items.iter().enumerate() {
+        writeln!(out, "\n({}/{}) {about}\n  {text}", i + 1, items.len())?;
         loop {
-            write!(out, "accept, reject, edit, skip, quit? [a/r/e/s/q] ")?;
+            write!(out, "{}", words.question)?;
             out.flush()?;
             let Some(answer) = line(input)? else {
                 writeln!(out)?;
                 break 'facts;
             };
-            match answer.to_lowercase().as_str() {
-                "a" | "accept" => decisions.push((w.id, Verdict::Accept)),
-                "r" | "reject" => decisions.push((w.id, Verdict::Reject)),
-                "s" | "skip" => {}
-                "q" | "quit" => break 'facts,
-                "e" | "edit" => match reword(input, out)? {
-                    Some(text) => decisions.push((w.id, Verdict::Reword(text))),
-                    None => continue,
-                },
-                _ => {
-                    writeln!(
-                        out,
-                        "a: accept it (it goes into the file)\nr: reject it (forgotten: it will not come back)\ne: edit it (type your own words; accepted as yours)\ns: skip it (it keeps waiting)\nq: quit (the answers given so far are kept)"
-                    )?;
-                    continue;
+            let answer = answer.to_lowercase();
+            if words.accept.contains(&answer.as_str()) {
+                decisions.push((*id, Verdict::Accept));
+            } else if words.reject.contains(&answer.as_str()) {
+                decisions.push((*id, Verdict::Reject));
+            } else {
+                match answer.as_str() {
+                    "s" | "skip" => {}
+                    "q" | "quit" => break 'facts,
+                    "e" | "edit" => match reword(input, out)? {
+                        Some(text) => decisions.push((*id, Verdict::Reword(text))),
+                        None => continue,
+                    },
+                    _ => {
+                        writeln!(out, "{}", words.help)?;
+                        continue;
+                    }
                 }
             }
             break;

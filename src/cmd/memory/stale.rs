@@ -11,7 +11,7 @@ use std::io::{self, BufRead, Write};
 
 use anyhow::{Context, Result};
 
-use super::review::{line, reword};
+use super::review::Verdict;
 use crate::cmd::{EXIT_FAILED, EXIT_OK, editor, print, say};
 use crate::config::Resolved;
 use crate::engine::Engine;
@@ -120,46 +120,32 @@ pub fn walk(
     input: &mut dyn BufRead,
     out: &mut dyn Write,
 ) -> io::Result<Vec<(i64, Kept)>> {
-    let mut decisions = Vec::new();
     writeln!(out, "{} not confirmed for a long time.", facts.len())?;
-    'facts: for (i, f) in facts.iter().enumerate() {
-        writeln!(
-            out,
-            "\n({}/{}) {}; last confirmed {}\n  {}",
-            i + 1,
-            facts.len(),
-            f.category,
-            f.last_seen,
-            f.text
-        )?;
-        loop {
-            write!(out, "keep, forget, edit, skip, quit? [k/f/e/s/q] ")?;
-            out.flush()?;
-            let Some(answer) = line(input)? else {
-                writeln!(out)?;
-                break 'facts;
+    let items: Vec<(i64, String, &str)> = facts
+        .iter()
+        .map(|f| {
+            let about = format!("{}; last confirmed {}", f.category, f.last_seen);
+            (f.id, about, f.text.as_str())
+        })
+        .collect();
+    let words = super::review::Words {
+        accept: ["k", "keep"],
+        reject: ["f", "forget"],
+        question: "keep, forget, edit, skip, quit? [k/f/e/s/q] ",
+        help: "k: keep it (still true: confirmed today)\nf: forget it (no longer true: it will not come back)\ne: edit it (type your own words; confirmed today)\ns: skip it (asked again next time)\nq: quit (the answers given so far are kept)",
+    };
+    let decided = super::review::ask_each(&items, &words, input, out)?;
+    Ok(decided
+        .into_iter()
+        .map(|(id, verdict)| {
+            let kept = match verdict {
+                Verdict::Accept => Kept::Keep,
+                Verdict::Reject => Kept::Forget,
+                Verdict::Reword(text) => Kept::Reword(text),
             };
-            match answer.to_lowercase().as_str() {
-                "k" | "keep" => decisions.push((f.id, Kept::Keep)),
-                "f" | "forget" => decisions.push((f.id, Kept::Forget)),
-                "s" | "skip" => {}
-                "q" | "quit" => break 'facts,
-                "e" | "edit" => match reword(input, out)? {
-                    Some(text) => decisions.push((f.id, Kept::Reword(text))),
-                    None => continue,
-                },
-                _ => {
-                    writeln!(
-                        out,
-                        "k: keep it (still true: confirmed today)\nf: forget it (no longer true: it will not come back)\ne: edit it (type your own words; confirmed today)\ns: skip it (asked again next time)\nq: quit (the answers given so far are kept)"
-                    )?;
-                    continue;
-                }
-            }
-            break;
-        }
-    }
-    Ok(decisions)
+            (id, kept)
+        })
+        .collect())
 }
 
 /// Applies the decisions to the facts still stale, under the lock, then brings the files in
