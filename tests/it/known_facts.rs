@@ -367,3 +367,37 @@ fn an_unreadable_reconcile_answer_keeps_every_fact_and_is_a_notice() {
         "{notices}"
     );
 }
+
+/// A first run that learns more than a night's worth of facts links up only the latest
+/// 200: the pairs grow with the square, and one request must stay of a sane size.
+#[test]
+fn the_end_of_run_link_request_holds_at_most_the_nights_latest_200_facts() {
+    let env = TestEnv::new();
+    env.create_vault("gamma");
+    env.config("[llm]\nconcurrency = 8\n");
+    for i in 0..230 {
+        env.add_transcript(
+            "gamma",
+            &format!("2026-06-01-0900-t{i:03}.md"),
+            &transcript(
+                "2026-06-01",
+                "09:00",
+                "Plants",
+                &format!("remember: Patterns | global | Waters plant number {i} daily."),
+            ),
+        );
+    }
+    let mock = Mock::start();
+
+    let report = env.extract(&mock, &[], 0);
+
+    assert_eq!(report["transcripts"]["processed"], 230, "{report}");
+    let asked: Vec<usize> = mock
+        .requests()
+        .iter()
+        .filter(|r| r.is_reconcile())
+        .map(|r| crate::support::mock::reconciled_items(&r.json()).len())
+        .collect();
+    assert_eq!(asked.len(), 1, "{asked:?}");
+    assert!((2..=200).contains(&asked[0]), "{asked:?}");
+}
