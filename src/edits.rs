@@ -7,7 +7,7 @@
 use std::collections::{HashMap, HashSet};
 
 use crate::fact::normalize;
-use crate::render::{Bullet, clean, parse_bullets};
+use crate::render::{Bullet, clean, parse_bullets, without_as_of};
 
 /// What the user changed by hand since memloop last wrote a file.
 #[derive(Debug, Default, PartialEq, Eq)]
@@ -60,19 +60,22 @@ pub fn diff(current: Option<&str>, written: Option<&str>, pending: Option<&str>)
 }
 
 fn compare(now: &[Bullet], before: &[Bullet]) -> Edits {
-    let now_keys: HashSet<String> = now.iter().map(|b| normalize(&b.text)).collect();
+    // Bullets meet by their words: the month memloop puts after an old fact comes and goes
+    // with the facts beside it, and deleting it by hand changes nothing.
+    let words = |b: &Bullet| without_as_of(&b.text).to_owned();
+    let now_keys: HashSet<String> = now.iter().map(|b| normalize(&words(b))).collect();
     let before_words: HashMap<String, Option<&str>> = before
         .iter()
-        .map(|b| (clean(&b.text), b.category.as_deref()))
+        .map(|b| (clean(&words(b)), b.category.as_deref()))
         .collect();
     let mut edits = Edits::default();
     for b in before {
-        if !now_keys.contains(&normalize(&b.text)) {
+        if !now_keys.contains(&normalize(&words(b))) {
             edits.removed.push(b.clone());
         }
     }
     for b in now {
-        match before_words.get(&clean(&b.text)) {
+        match before_words.get(&clean(&words(b))) {
             None => edits.added.push(b.clone()),
             Some(category) if b.category.is_some() && *category != b.category.as_deref() => {
                 edits.moved.push(b.clone());
@@ -158,6 +161,21 @@ mod tests {
     fn a_file_memloop_never_wrote_is_all_the_users() {
         let e = diff(Some("## Identity\n\n- Is a nurse.\n"), None, None);
         assert_eq!(texts(&e.added), ["Is a nurse."]);
+        assert!(e.removed.is_empty());
+    }
+
+    #[test]
+    fn the_month_after_an_old_fact_is_no_edit_and_a_typed_one_is_kept() {
+        let written =
+            "# Memory\n\n## Identity\n\n- Lives in Munich. (as of 2025-03)\n- Uses Vim.\n";
+        // Gone by hand, or gone because memloop confirmed the fact again: no edit.
+        let dropped = written.replace(" (as of 2025-03)", "");
+        assert!(diff(Some(&dropped), Some(written), None).is_empty());
+        assert!(diff(Some(written), Some(&dropped), None).is_empty());
+        // A bullet the user types with such an ending keeps it: those are their words.
+        let typed = format!("{written}- Moved to Lisbon. (as of 2024-01)\n");
+        let e = diff(Some(&typed), Some(written), None);
+        assert_eq!(texts(&e.added), ["Moved to Lisbon. (as of 2024-01)"]);
         assert!(e.removed.is_empty());
     }
 }

@@ -311,22 +311,52 @@ pub fn plan(
     let keys = |bullets: &[Bullet]| -> HashSet<String> {
         bullets.iter().map(|b| normalize(&b.text)).collect()
     };
-    let file_keys = keys(file);
+    // A bullet shows a fact by its text, or by its words without the month memloop put
+    // after it; a bullet that shows none is taken in its words, the month left out only
+    // where memloop wrote it.
+    let words = |text: &str| -> (Option<&Fact>, String) {
+        let found = |t: &str| {
+            index
+                .find(t, scope, vault)
+                .and_then(|id| by_id.get(&id).copied())
+        };
+        match found(text) {
+            Some(f) => (Some(f), text.to_owned()),
+            None => {
+                let bare = render::without_as_of(text);
+                (found(bare), bare.to_owned())
+            }
+        }
+    };
+    let file_keys: HashSet<String> = keys(file)
+        .into_iter()
+        .chain(
+            file.iter()
+                .map(|b| normalize(render::without_as_of(&b.text))),
+        )
+        .collect();
     let mut steps = Vec::new();
     let mut shown: HashSet<i64> = HashSet::new();
     let mut adopted: HashSet<String> = HashSet::new();
     for b in file {
-        let key = normalize(&b.text);
+        let (known, text) = match words(&b.text) {
+            (Some(f), text) => (Some(f), text),
+            // Memloop's month when memloop wrote the bullet so (or no record says otherwise).
+            (None, bare)
+                if !foreign && recorded.is_none_or(|r| r.iter().any(|r| r.text == b.text)) =>
+            {
+                (None, bare)
+            }
+            (None, _) => (None, b.text.clone()),
+        };
+        let key = normalize(&text);
         if key.is_empty() {
             continue;
         }
-        let known = index
-            .find(&b.text, scope, vault)
-            .and_then(|id| by_id.get(&id).copied());
         match known {
             Some(f) if shown.insert(f.id) => steps.push(Step::Keep {
                 id: f.id,
-                text: (normalize(&f.text) != key).then(|| b.text.clone()),
+                text: (normalize(&f.text) != key).then(|| text.clone()),
                 category: b
                     .category
                     .clone()
@@ -337,7 +367,7 @@ pub fn plan(
             Some(f) if normalize(&f.text) == key => {}
             // A close fact already shown beside it: the user wrote both.
             _ if adopted.insert(key.clone()) => steps.push(Step::Adopt {
-                text: b.text.clone(),
+                text: text.clone(),
                 category: b.category.clone(),
             }),
             _ => {}
@@ -349,7 +379,7 @@ pub fn plan(
     let recorded_ids: HashSet<i64> = recorded
         .unwrap_or_default()
         .iter()
-        .filter_map(|b| index.find(&b.text, scope, vault))
+        .filter_map(|b| words(&b.text).0.map(|f| f.id))
         .collect();
     for f in facts.iter().filter(|f| !shown.contains(&f.id)) {
         // Without a record, an active fact missing from the file was shown and deleted;
@@ -366,14 +396,16 @@ pub fn plan(
     }
     let mut buried: HashSet<String> = HashSet::new();
     for r in recorded.unwrap_or_default() {
-        let key = normalize(&r.text);
+        // What memloop wrote: the month after a bullet is its own.
+        let text = render::without_as_of(&r.text);
+        let key = normalize(text);
         if !key.is_empty()
             && !file_keys.contains(&key)
-            && index.find(&r.text, scope, vault).is_none()
+            && index.find(text, scope, vault).is_none()
             && buried.insert(key)
         {
             steps.push(Step::Tombstone {
-                text: r.text.clone(),
+                text: text.to_owned(),
                 category: r.category.clone(),
             });
         }

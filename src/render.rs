@@ -492,15 +492,15 @@ pub fn insights(facts: &[Fact], max_bytes: usize, crlf: bool, existing: Option<&
 ///
 /// `## ` headings set the category; unindented `- ` or `* ` items are bullets, and plain
 /// indented lines right after one continue it. Everything else (prose, nested lists,
-/// comments, code blocks, deeper headings) is the user's text. Blank bullets are dropped,
-/// and the ` (as of YYYY-MM)` after an old fact is memloop's, not part of its words.
+/// comments, code blocks, deeper headings) is the user's text. Blank bullets are dropped.
+/// A bullet's text is as it stands, ` (as of YYYY-MM)` included: see [`without_as_of`].
 #[must_use]
 pub fn parse_bullets(text: &str) -> Vec<Bullet> {
     doc::parse(text, &|line| is_header_line(line) || is_insights_line(line))
         .bullets()
         .map(|(category, text)| Bullet {
             category: category.filter(|c| !c.is_empty()).map(str::to_owned),
-            text: without_as_of(text).to_owned(),
+            text: text.to_owned(),
         })
         .collect()
 }

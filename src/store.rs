@@ -152,8 +152,15 @@ impl Store {
             // them is that fact reworded; the others are forgotten once the added ones are
             // read.
             let mut gone: Vec<i64> = Vec::new();
+            // The fact a bullet memloop wrote shows: by its text, or by its words without
+            // the month memloop put after it.
+            let shown = |index: &FactIndex, text: &str| {
+                index
+                    .find(text, scope, vault)
+                    .or_else(|| index.find(render::without_as_of(text), scope, vault))
+            };
             for b in &edits.removed {
-                if let Some(id) = index.find(&b.text, scope, vault)
+                if let Some(id) = shown(index, &b.text)
                     && l.fact(id)?.is_some_and(|f| f.status != Status::Forgotten)
                     && !gone.contains(&id)
                 {
@@ -162,9 +169,7 @@ impl Store {
             }
             let mut reworded: Vec<i64> = Vec::new();
             for b in &edits.moved {
-                if let (Some(id), Some(category)) =
-                    (index.find(&b.text, scope, vault), b.category.as_deref())
-                {
+                if let (Some(id), Some(category)) = (shown(index, &b.text), b.category.as_deref()) {
                     l.set_category(id, category)?;
                     counts.moved += 1;
                 }

@@ -189,3 +189,46 @@ fn memloops_header_is_what_marks_its_files() {
         "Memory Loop's own fence"
     );
 }
+
+/// The month memloop put after an old fact is not the fact's words: the bullet shows its
+/// fact, and a bullet memloop wrote is adopted without it. One the user typed since the
+/// record keeps it.
+#[test]
+fn the_month_after_a_bullet_is_memloops_where_memloop_wrote_it() {
+    let (index, facts) = known();
+    let marked = format!("{VIM} (as of 2024-11)");
+    let steps = plan(
+        &index,
+        &facts,
+        &bullets(&[TEA, &marked]),
+        None,
+        GLOBAL,
+        false,
+    );
+    assert_eq!(steps, [keep(1), keep(2)]);
+
+    let lost = FactIndex::new();
+    let walk = format!("{WALK} (as of 2024-11)");
+    let typed = format!("{SCIFI} (as of 2023-01)");
+    let steps = plan(
+        &lost,
+        &[],
+        &bullets(&[&walk, &typed]),
+        Some(&bullets(&[&walk])),
+        GLOBAL,
+        false,
+    );
+    assert_eq!(
+        steps,
+        [
+            Step::Adopt {
+                text: WALK.into(),
+                category: Some("Preferences".into())
+            },
+            Step::Adopt {
+                text: typed.clone(),
+                category: Some("Preferences".into())
+            },
+        ]
+    );
+}

@@ -1028,8 +1028,8 @@ fn an_old_fact_says_when_it_was_last_confirmed_and_reads_back_without_it() {
         out.text
     );
     let back: Vec<String> = parse_bullets(&out.text)
-        .into_iter()
-        .map(|b| b.text)
+        .iter()
+        .map(|b| without_as_of(&b.text).to_owned())
         .collect();
     assert_eq!(
         back,

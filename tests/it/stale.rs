@@ -128,3 +128,22 @@ fn an_old_fact_says_when_it_was_last_confirmed_until_it_is_confirmed_again() {
     assert!(!memory.contains("(as of"), "{memory}");
     assert_eq!(bullets(&memory).len(), 3);
 }
+
+/// What the user types stays theirs: a bullet they add ending in `(as of …)` keeps those
+/// words through every rewrite.
+#[test]
+fn a_month_the_user_types_after_a_bullet_stays_in_their_words() {
+    let env = env_with_old_facts();
+    let typed = "Moved to Lisbon. (as of 2024-01)";
+    let memory = env.memory();
+    std::fs::write(env.memory_path(), format!("{memory}- {typed}\n")).expect("type");
+    let report = env.extract(&Mock::start(), &[], 0);
+    assert_eq!(report["edits"]["added"], 1, "{report}");
+    assert!(
+        env.memory().contains(&format!("- {typed}\n")),
+        "{}",
+        env.memory()
+    );
+    let (shown, _) = run(&env, &["memory", "show"]);
+    assert!(shown.contains(typed), "{shown}");
+}
