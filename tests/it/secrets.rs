@@ -599,14 +599,14 @@ fn print_table(title: &str, rows: &std::collections::BTreeMap<String, Tally>) {
     );
 }
 
-/// The evaluation: every template of `eval/secrets/plants.tsv`, `held.tsv` and `held2.tsv`
+/// The evaluation: every template of the files of `eval/secrets/` (`generate::FILES`)
 /// planted in each place, run through the real binary against the loopback mock (a model
 /// that quotes every plant back as a fact, accepted in review, then a second run that sends
 /// the known facts back). Prints per file, per kind and per place how many plants reached a
 /// request body, a written file (memory.md, CLAUDE.md, their backups, anything else outside
 /// the transcripts and the state directory) and the ledger's directory. Each must be 0 for
-/// the tuned files (`plants.tsv`, `held.tsv`); the leaks of the held-out `held2.tsv` are
-/// printed, not failed on.
+/// the tuned files (`plants.tsv`, `held.tsv`); the leaks of the held-out files
+/// (`generate::HELD_OUT`) are printed, not failed on.
 #[test]
 fn eval_no_planted_secret_reaches_a_request_a_file_or_the_ledger() {
     let env = TestEnv::new();
@@ -706,10 +706,12 @@ fn eval_no_planted_secret_reaches_a_request_a_file_or_the_ledger() {
     }
     // The held-out shapes are measured, not required: a rule tuned to them would no longer
     // measure anything.
-    let held = leaks.remove(generate::HELD_OUT).unwrap_or_default();
-    println!("\n{}: {} leaks", generate::HELD_OUT, held.len());
-    for leak in &held {
-        println!("  {leak}");
+    for file in generate::HELD_OUT {
+        let held = leaks.remove(file).unwrap_or_default();
+        println!("\n{file}: {} leaks", held.len());
+        for leak in &held {
+            println!("  {leak}");
+        }
     }
     let tuned: Vec<String> = leaks.into_values().flatten().collect();
     assert!(
