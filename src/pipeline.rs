@@ -960,15 +960,24 @@ impl Work for Run<'_> {
         match answer {
             // The error itself is taken when the answer is committed.
             Err(e) if e.is_fatal() || is_missing(e) => Flow::Stop,
-            // Retries are spent and the server is not there: every other transcript would
-            // wait through the same schedule, so the run stops here.
-            Err(e @ LlmError::Unreachable(_)) => {
+            // Retries are spent and the server is not there, or something else answers in its
+            // place: every other transcript would wait through the same schedule, so the run
+            // stops here. Nothing is kept as the transcript's failure: it is asked next run.
+            Err(e @ (LlmError::Unreachable(_) | LlmError::Unreadable(_))) => {
+                let why = match e {
+                    LlmError::Unreachable(_) => "the provider could not be reached",
+                    _ => {
+                        "the provider's responses could not be read (a proxy or a captive portal answering in its place?)"
+                    }
+                };
                 self.fail(&job.file.path, e.to_string());
-                self.report.failures.push(Failure {
-                    path: self.engine.cfg.llm.base_url.clone(),
-                    error: "the provider could not be reached: the remaining transcripts wait for the next run".into(),
-                });
-                self.halt = Some(Halt::Unreachable);
+                if self.halt.is_none() {
+                    self.report.failures.push(Failure {
+                        path: self.engine.cfg.llm.base_url.clone(),
+                        error: format!("{why}: the remaining transcripts wait for the next run"),
+                    });
+                    self.halt = Some(Halt::Unreachable);
+                }
                 Flow::Stop
             }
             _ => Flow::Go,
@@ -994,13 +1003,34 @@ impl Work for Run<'_> {
                 }
             }
             // Settled in `answered`, or stopped by the halt: it waits for the next run.
-            Err(LlmError::Unreachable(_)) => {}
-            // The answer to these bytes cannot be read: asking again tomorrow costs the same
-            // and fails the same, so it waits for the transcript, the prompt or the model
-            // to change.
+            Err(LlmError::Unreachable(_) | LlmError::Unreadable(_)) => {}
+            // The model's answer to these bytes cannot be read. One bad night is the model's:
+            // the next run asks again. The same answer runs after runs is the transcript's:
+            // it then waits for the transcript, the prompt or the model to change.
             Err(e @ LlmError::Parse(_)) => {
-                let error = e.to_string();
-                let stamp = scan::answer_fingerprint(&job.file.fingerprint, &self.answer_key());
+                let key = self.answer_key();
+                let attempt = 1 + self
+                    .engine
+                    .store
+                    .ledger
+                    .failed_input(&job.file.path.display().to_string())
+                    .ok()
+                    .flatten()
+                    .map_or(0, |f| {
+                        scan::answer_attempts(&f.fingerprint, &job.file.fingerprint, &key)
+                    });
+                let stamp = scan::answer_attempt_fingerprint(&job.file.fingerprint, &key, attempt);
+                let error = if attempt < scan::ANSWER_ATTEMPTS {
+                    format!(
+                        "{e} (the model's answer, run {attempt} of {}: asked again next run)",
+                        scan::ANSWER_ATTEMPTS
+                    )
+                } else {
+                    format!(
+                        "{e} (on {} runs in a row: it waits until the transcript, the prompt or the model changes)",
+                        scan::ANSWER_ATTEMPTS
+                    )
+                };
                 self.remember_failure(&job.file.path, &error, Some(stamp));
                 self.fail(&job.file.path, error);
             }

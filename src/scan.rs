@@ -80,6 +80,37 @@ pub fn answer_fingerprint(transcript: &str, answer: &str) -> String {
     format!("{transcript}|{answer}")
 }
 
+/// How many runs in a row the answers to the same bytes, prompt and model may fail to be
+/// read before the transcript waits for one of them to change: a model's bad night is
+/// asked again, a transcript that makes every answer unreadable is not paid for nightly.
+pub const ANSWER_ATTEMPTS: u32 = 3;
+
+/// The fingerprint an unreadable answer is kept under after `attempt` runs in a row: below
+/// [`ANSWER_ATTEMPTS`] it only counts them (the next run asks again), from then on it is
+/// [`answer_fingerprint`], which the next runs skip.
+#[must_use]
+pub fn answer_attempt_fingerprint(transcript: &str, answer: &str, attempt: u32) -> String {
+    if attempt >= ANSWER_ATTEMPTS {
+        answer_fingerprint(transcript, answer)
+    } else {
+        format!("{transcript}|{answer}|{attempt}")
+    }
+}
+
+/// How many runs in a row the answers to `transcript` with `answer` have failed to be
+/// read, by the fingerprint kept for it (0 when it is another input's or another answer's).
+#[must_use]
+pub fn answer_attempts(kept: &str, transcript: &str, answer: &str) -> u32 {
+    let counted = format!("{transcript}|{answer}|");
+    if kept == answer_fingerprint(transcript, answer) {
+        ANSWER_ATTEMPTS
+    } else {
+        kept.strip_prefix(&counted)
+            .and_then(|n| n.parse().ok())
+            .unwrap_or(0)
+    }
+}
+
 /// The prompt and model an answer was asked with, as [`Rules::answer`] takes them.
 #[must_use]
 pub fn answer_key(prompt_hash: &str, model: &str) -> String {
@@ -677,6 +708,27 @@ mod tests {
     use super::*;
 
     const HOUR: Duration = Duration::from_secs(3600);
+
+    #[test]
+    fn an_unreadable_answer_is_counted_for_its_bytes_prompt_and_model_then_parked() {
+        let (t, a) = ("120:17", "p1:model");
+        assert_eq!(answer_attempts("", t, a), 0);
+        let mut kept = String::new();
+        for attempt in 1..ANSWER_ATTEMPTS {
+            assert_eq!(answer_attempts(&kept, t, a) + 1, attempt);
+            kept = answer_attempt_fingerprint(t, a, attempt);
+            assert_ne!(kept, answer_fingerprint(t, a), "counted, not parked");
+        }
+        kept = answer_attempt_fingerprint(t, a, answer_attempts(&kept, t, a) + 1);
+        assert_eq!(kept, answer_fingerprint(t, a), "parked on the last attempt");
+        assert_eq!(answer_attempts(&kept, t, a), ANSWER_ATTEMPTS);
+        // Another size or mtime, or another prompt or model, starts again.
+        assert_eq!(answer_attempts(&kept, "121:17", a), 0);
+        assert_eq!(
+            answer_attempts(&answer_attempt_fingerprint(t, a, 1), t, "p2:model"),
+            0
+        );
+    }
 
     /// A vault in a temp dir, and a way to write transcripts dated `age` ago.
     struct World {

@@ -1,8 +1,10 @@
 //! Inputs that failed for a reason only a change to them can fix: a transcript whose bytes
-//! are not text or cannot be read, a `CLAUDE.md` whose markers do not pair up, an answer
-//! that could not be read for these bytes with this prompt and model. Each is kept by its
-//! path with a fingerprint of what failed (see `scan::fingerprint`), so a run reports it
-//! once and the next runs skip it, without failing again, for as long as it stays as it is.
+//! are not text or cannot be read, a `CLAUDE.md` whose markers do not pair up, answers
+//! that could not be read for these bytes with this prompt and model on
+//! `scan::ANSWER_ATTEMPTS` runs in a row. Each is kept by its path with a fingerprint of
+//! what failed (see `scan::fingerprint`), so a run reports it once and the next runs skip
+//! it, without failing again, for as long as it stays as it is. An answer that failed on
+//! fewer runs is kept under a fingerprint that only counts them (the next run asks again).
 
 use anyhow::Result;
 use rusqlite::{OptionalExtension, params};

@@ -69,8 +69,11 @@ pub fn parse_response(body: &str) -> Result<Extraction, LlmError> {
 
 /// Reads a successful (HTTP 200) response: the tool call's input, else the text blocks.
 pub fn parse_answer(body: &str) -> Result<Answered, LlmError> {
-    let response: Value = super::contract::from_json(body)
-        .map_err(|e| LlmError::Parse(format!("the response was not JSON: {e}")))?;
+    let response: Value =
+        super::contract::from_json(body).map_err(|e| super::unreadable(body, Some(&e), ""))?;
+    if !response.get("content").is_some_and(Value::is_array) {
+        return Err(super::unreadable(body, None, "`content` list"));
+    }
     let usage = usage(&response);
     let truncated = response.get("stop_reason").and_then(Value::as_str) == Some("max_tokens");
     let blocks = response
@@ -361,11 +364,25 @@ mod tests {
     }
 
     #[test]
-    fn garbage_body_is_a_parse_error() {
+    fn a_body_that_is_not_a_response_is_the_providers_failure_and_an_empty_answer_the_models() {
         for body in [
             "<html>502 Bad Gateway</html>",
-            "{\"content\": []}",
             "",
+            "{\"content\": [{\"type\": \"te",
+            "{\"status\": \"ok\"}",
+        ] {
+            assert!(
+                matches!(parse_response(body), Err(LlmError::Unreadable(_))),
+                "{body:?}"
+            );
+        }
+        let page = parse_response("<html><title>Sign in</title></html>").expect_err("a page");
+        assert!(
+            page.to_string().contains("it began \"<html><title>Sign in"),
+            "{page}"
+        );
+        for body in [
+            "{\"content\": []}",
             r#"{"content": [{"type": "tool_use", "name": "record_facts", "input": {"note": 1}}]}"#,
         ] {
             assert!(

@@ -259,9 +259,14 @@ pub enum LlmError {
     /// No connection could be made at all (refused, unknown host): the server is not there.
     #[error("could not connect: {0}")]
     Unreachable(String),
-    /// The provider answered, but no facts could be read from the answer.
+    /// The provider answered, but no facts could be read from the model's answer.
     #[error("could not read facts from the answer: {0}")]
     Parse(String),
+    /// A success status whose body is not the provider's response at all (an HTML page
+    /// from a proxy or a captive portal, an empty or cut-off body): the provider's
+    /// failure, not the transcript's, so it is retried like a server error.
+    #[error("the provider's response could not be read: {0}")]
+    Unreadable(String),
     /// The `claude` CLI ran and failed.
     #[error("the claude CLI failed: {0}")]
     Process(String),
@@ -272,7 +277,7 @@ impl LlmError {
     pub fn is_retryable(&self) -> bool {
         match self {
             Self::Http { status, .. } => matches!(status, 408 | 429 | 500..=599),
-            Self::Timeout | Self::Connect(_) | Self::Unreachable(_) => true,
+            Self::Timeout | Self::Connect(_) | Self::Unreachable(_) | Self::Unreadable(_) => true,
             Self::Auth { .. } | Self::Config(_) | Self::Parse(_) | Self::Process(_) => false,
         }
     }
@@ -285,6 +290,19 @@ impl LlmError {
 
 /// How many characters of a response body or of stderr an error keeps.
 const EXCERPT_CHARS: usize = 300;
+
+/// Why a success body is not a response: not JSON (with how it starts, whitespace
+/// collapsed, so an HTML page names itself), or JSON without `what`.
+fn unreadable(body: &str, not_json: Option<&serde_json::Error>, what: &str) -> LlmError {
+    const START: usize = 80;
+    let start: String = body.split_whitespace().collect::<Vec<_>>().join(" ");
+    let start: String = start.chars().take(START).collect();
+    LlmError::Unreadable(match (not_json, start.is_empty()) {
+        (_, true) => "the body was empty".to_owned(),
+        (Some(e), false) => format!("it was not JSON ({e}), it began {start:?}"),
+        (None, false) => format!("it held no {what}"),
+    })
+}
 
 /// `lead`, then `items` as pretty JSON inside `<tag untrusted="true">`: JSON escapes every
 /// quote mark and line break and `<` is escaped too, so no item can close the fence.

@@ -180,8 +180,8 @@ pub fn parse_response(body: &str) -> Result<Extraction, LlmError> {
 
 /// Reads a successful response: the tool call's arguments, else the message content.
 pub fn parse_answer(body: &str) -> Result<Answered, LlmError> {
-    let response: Value = super::contract::from_json(body)
-        .map_err(|e| LlmError::Parse(format!("the response was not JSON: {e}")))?;
+    let response: Value =
+        super::contract::from_json(body).map_err(|e| super::unreadable(body, Some(&e), ""))?;
     let count = |name: &str| {
         response
             .pointer(&format!("/usage/{name}"))
@@ -197,7 +197,7 @@ pub fn parse_answer(body: &str) -> Result<Answered, LlmError> {
     };
     let choice = response
         .pointer("/choices/0")
-        .ok_or_else(|| LlmError::Parse("the response held no choices".to_owned()))?;
+        .ok_or_else(|| super::unreadable(body, None, "`choices`"))?;
     let message = choice.get("message").unwrap_or(&Value::Null);
     let arguments = message
         .pointer("/tool_calls/0/function/arguments")
@@ -552,13 +552,14 @@ mod tests {
         let refusal = r#"{"choices":[{"index":0,"message":{"role":"assistant","content":null,"refusal":"I can't help with that."},"finish_reason":"stop"}]}"#;
         let err = parse_response(refusal).expect_err("refused");
         assert!(err.to_string().contains("refused"), "{err}");
-        for body in [
-            r#"{"choices":[]}"#,
-            "not json",
-            r#"{"choices":[{"message":{"content":""}}]}"#,
-        ] {
+        assert!(matches!(
+            parse_response(r#"{"choices":[{"message":{"content":""}}]}"#),
+            Err(LlmError::Parse(_))
+        ));
+        // Not a chat completion at all: the provider's failure, not the model's.
+        for body in [r#"{"choices":[]}"#, "not json", "", "<html></html>"] {
             assert!(
-                matches!(parse_response(body), Err(LlmError::Parse(_))),
+                matches!(parse_response(body), Err(LlmError::Unreadable(_))),
                 "{body}"
             );
         }

@@ -85,6 +85,7 @@ fn errors_know_if_they_are_retryable_or_fatal() {
             false,
         ),
         (LlmError::Parse("junk".into()), false, false),
+        (LlmError::Unreadable("an HTML page".into()), true, false),
         (LlmError::Process("exit 1".into()), false, false),
         (auth, false, true),
         (LlmError::Config("no claude".into()), false, true),

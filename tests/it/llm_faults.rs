@@ -116,14 +116,10 @@ fn overloaded_529s_are_retried() {
 
 #[test]
 fn a_malformed_answer_fails_only_its_transcript() {
-    // An answer with no parseable facts is asked for once more before the transcript
-    // fails; a dropped connection is a transport fault, governed by max_retries (0 here).
-    for (fault, times, requests) in [
-        (Reply::Garbage, 2, 4),
-        (Reply::Truncated, 2, 4),
-        (Reply::Prose, 2, 4),
-        (Reply::Drop, 1, 3),
-    ] {
+    // A model's answer with no parseable facts is asked for once more before the
+    // transcript fails; a dropped connection is a transport fault, governed by max_retries
+    // (0 here).
+    for (fault, times, requests) in [(Reply::Prose, 2, 4), (Reply::Drop, 1, 3)] {
         let env = TestEnv::with_fixtures();
         env.config(ONE_SHOT);
         let mock = Mock::start();
@@ -156,12 +152,73 @@ fn an_answer_without_facts_is_asked_for_once_more() {
     let env = TestEnv::with_fixtures();
     env.config(ONE_SHOT);
     let mock = Mock::start();
-    mock.push(Reply::Garbage);
+    mock.push(Reply::Prose);
 
     let report = env.extract(&mock, &[], 0);
 
     assert_eq!(mock.count(), 4, "three transcripts, one asked twice");
     assert_eq!(report["transcripts"]["processed"], 3);
+}
+
+/// A 200 whose body is not the provider's response: a captive portal's page, prose, an
+/// empty body, JSON cut off halfway, JSON of another shape.
+fn not_the_providers_response() -> [Reply; 5] {
+    [
+        Reply::Raw(
+            "<!DOCTYPE html><html><head><title>Sign in to CoffeeShop Wi-Fi</title></head></html>"
+                .to_owned(),
+        ),
+        Reply::Garbage,
+        Reply::Raw(String::new()),
+        Reply::Truncated,
+        Reply::Raw("{\"status\": \"ok\"}".to_owned()),
+    ]
+}
+
+#[test]
+fn a_response_that_is_not_the_providers_is_retried_like_a_server_error() {
+    for fault in not_the_providers_response() {
+        let env = TestEnv::with_fixtures();
+        env.config("[llm]\nconcurrency = 1\nmax_retries = 2\n");
+        let mock = Mock::start();
+        mock.push(fault.clone());
+
+        let report = env.extract(&mock, &[], 0);
+
+        assert_eq!(mock.count(), 4, "{fault:?}: asked again, then the others");
+        assert_eq!(report["transcripts"]["processed"], 3, "{fault:?}");
+    }
+}
+
+#[test]
+fn a_night_of_responses_that_are_not_the_providers_stops_the_run_and_parks_nothing() {
+    for fault in not_the_providers_response() {
+        let env = TestEnv::with_fixtures();
+        env.config("[llm]\nconcurrency = 1\nmax_retries = 1\n");
+        let mock = Mock::start();
+        mock.set_default(fault.clone());
+
+        let report = env.extract(&mock, &[], 1);
+
+        assert_eq!(
+            mock.count(),
+            2,
+            "{fault:?}: one transcript, retried once, then the run stops"
+        );
+        assert_eq!(report["transcripts"]["processed"], 0, "{fault:?}");
+        let failures = report["failures"].to_string();
+        assert!(
+            failures.contains("the provider's response could not be read")
+                && failures.contains("the remaining transcripts wait for the next run"),
+            "{fault:?}: {report}"
+        );
+
+        // The provider is back: every transcript is asked, none skipped as failing.
+        mock.set_default(Reply::Echo);
+        let report = env.extract(&mock, &[], 0);
+        assert_eq!(report["transcripts"]["processed"], 3, "{fault:?}: {report}");
+        assert_eq!(report["transcripts"]["still_failing"], 0, "{fault:?}");
+    }
 }
 
 #[test]

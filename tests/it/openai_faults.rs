@@ -173,14 +173,14 @@ fn a_hung_request_times_out_and_its_transcript_is_sent_next_run() {
 }
 
 #[test]
-fn a_garbage_200_is_asked_for_once_more_then_fails_its_transcript() {
-    // (garbage answers queued, exit code, processed, failed)
+fn a_prose_answer_is_asked_for_once_more_then_fails_its_transcript() {
+    // (prose answers queued, exit code, processed, failed)
     for (garbage, code, processed, failed) in [(1, 0, 3, 0), (2, 1, 2, 1)] {
         let env = TestEnv::with_fixtures();
         env.config(ONE_SHOT);
         let mock = Mock::start();
         for _ in 0..garbage {
-            mock.push(Reply::Garbage);
+            mock.push(Reply::Prose);
         }
 
         let report = env.extract_via(&openai(&mock), &[], code);

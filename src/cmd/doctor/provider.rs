@@ -289,6 +289,13 @@ fn judge(
             format!("endpoint {url} answered, but not with the facts JSON memloop asks for: {why}"),
         )
         .fix("use a model that follows a JSON schema or tool use (MEMLOOP_MODEL or [llm] model)"),
+        LlmError::Unreadable(why) => Check::error(
+            "endpoint",
+            format!("endpoint {url} answered with something other than the provider's response: {why}"),
+        )
+        .fix(format!(
+            "a proxy or a captive portal may be answering in its place: sign in to the network, or correct {var}"
+        )),
         e @ (LlmError::Config(_) | LlmError::Process(_)) => {
             Check::error("endpoint", format!("endpoint {url}: {e}"))
         }
