@@ -239,6 +239,12 @@ pub fn plan(
 #[error("{0}; the file was left untouched")]
 struct MalformedFence(fence::FenceError);
 
+/// A target memloop may not read or write as it is: a link out of its vault, a file it is
+/// not allowed to read. Like a malformed fence, it is the user's to fix.
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+struct Unusable(String);
+
 /// Applies plans: to the disk, or in a dry run to an overlay that later reads see.
 #[derive(Default)]
 pub struct Writer {
@@ -327,10 +333,11 @@ impl Writer {
         result
     }
 
-    /// Markers that do not pair up are the user's to fix: the failure is kept with the
-    /// file's fingerprint (`scan::fingerprint_of`), and while the file stays as it is the
-    /// next runs list it as still failing instead of failing again. True when it is such a
-    /// file, unchanged since it failed.
+    /// Markers that do not pair up, a link out of the vault and a file memloop may not read
+    /// are the user's to fix: the failure is kept with the file's fingerprint
+    /// (`scan::fingerprint_of`, the link's own when it is one), and while the file stays as
+    /// it is the next runs list it as still failing instead of failing again. True when it
+    /// is such a file, unchanged since it failed.
     fn still_failing(
         &self,
         store: &Store,
@@ -340,10 +347,11 @@ impl Writer {
         now: &str,
         report: &mut Report,
     ) -> bool {
-        let is_fence = e
-            .chain()
-            .any(|cause| cause.downcast_ref::<MalformedFence>().is_some());
-        let Some(fingerprint) = is_fence.then(|| scan::fingerprint_of(path)).flatten() else {
+        let users_to_fix = e.chain().any(|cause| {
+            cause.downcast_ref::<MalformedFence>().is_some()
+                || cause.downcast_ref::<Unusable>().is_some()
+        });
+        let Some(fingerprint) = users_to_fix.then(|| scan::fingerprint_of(path)).flatten() else {
             return false;
         };
         let key = path.display().to_string();
@@ -631,7 +639,10 @@ impl Writer {
                 } else {
                     ""
                 };
-                Err(anyhow::anyhow!("not read or written: {refusal}{wait}"))
+                Err(Unusable(format!("not read or written: {refusal}{wait}")).into())
+            }
+            Err(Confined::Io(e)) if e.kind() == std::io::ErrorKind::PermissionDenied => {
+                Err(Unusable(format!("could not read {}: {e}", path.display())).into())
             }
             Err(Confined::Io(e)) => {
                 Err(e).with_context(|| format!("could not read {}", path.display()))

@@ -302,3 +302,94 @@ fn an_unreadable_claude_code_project_is_named_and_the_others_are_read() {
     assert!(open.exists());
     assert_eq!(mock.count(), 1);
 }
+
+/// A `CLAUDE.md` memloop may not use as it is fails its first run, and then, like a
+/// malformed fence, waits quietly while it stays as it is (exit 0, nothing on `-q`), until
+/// it is mended. `break_it` makes alpha's `CLAUDE.md` unusable, `mend` puts it right.
+fn an_unusable_claude_md_fails_once(
+    run: &dyn Fn(&TestEnv, &Mock, &[&str]) -> Output,
+    break_it: &dyn Fn(&TestEnv),
+    mend: &dyn Fn(&TestEnv),
+) {
+    let env = TestEnv::with_fixtures();
+    let mock = Mock::start();
+    break_it(&env);
+    let path = env.claude_md("alpha").display().to_string();
+
+    let first = run(&env, &mock, &["extract", "--json"]);
+    let report = json(&first);
+    assert_eq!(first.status.code(), Some(1), "{report}");
+    assert_eq!(
+        failed_paths(&report, "failures"),
+        [path.clone()],
+        "{report}"
+    );
+
+    let second = run(&env, &mock, &["extract", "--json"]);
+    let report = json(&second);
+    assert_eq!(second.status.code(), Some(0), "{report}");
+    assert_eq!(
+        failed_paths(&report, "still_failing"),
+        [path.clone()],
+        "{report}"
+    );
+    let quiet = run(&env, &mock, &["extract", "-q"]);
+    assert_eq!(quiet.status.code(), Some(0));
+    assert!(
+        quiet.stdout.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&quiet.stdout)
+    );
+
+    mend(&env);
+    let mended = run(&env, &mock, &["extract", "--json"]);
+    let report = json(&mended);
+    assert_eq!(mended.status.code(), Some(0), "{report}");
+    assert!(failed_paths(&report, "still_failing").is_empty(), "{report}");
+    assert!(
+        insights_block(&read(&env.claude_md("alpha")))
+            .is_some_and(|b| bullets(b).iter().any(|x| x == LANTERNFISH)),
+        "the insights that waited are written"
+    );
+}
+
+#[test]
+fn a_claude_md_linked_out_of_its_vault_fails_once_then_waits_quietly_until_it_is_mended() {
+    let outside = |env: &TestEnv| env.root().join("dotfiles-CLAUDE.md");
+    an_unusable_claude_md_fails_once(
+        &|env, mock, args| {
+            env.process()
+                .args(args)
+                .envs(anthropic(mock))
+                .output()
+                .expect("run memloop")
+        },
+        &|env| {
+            std::fs::write(outside(env), "# mine\n").expect("write");
+            let link = env.claude_md("alpha");
+            let _ = std::fs::remove_file(&link);
+            std::os::unix::fs::symlink(outside(env), &link).expect("symlink");
+        },
+        &|env| {
+            let link = env.claude_md("alpha");
+            std::fs::remove_file(&link).expect("unlink");
+            std::fs::copy(outside(env), &link).expect("copy");
+        },
+    );
+}
+
+#[test]
+fn an_unreadable_claude_md_fails_once_then_waits_quietly_until_it_is_mended() {
+    if is_root() && !unshare_works(&AS_USER) {
+        eprintln!("skipped: running as root and no user namespace to drop it in");
+        return;
+    }
+    an_unusable_claude_md_fails_once(
+        &|env, mock, args| run_as_user(env, mock, args),
+        &|env| {
+            std::fs::write(env.claude_md("alpha"), "# mine\n").expect("write");
+            chmod(&env.claude_md("alpha"), 0o000);
+        },
+        &|env| chmod(&env.claude_md("alpha"), 0o644),
+    );
+}
