@@ -119,6 +119,18 @@ pub(super) fn generated_flag_value(text: &str, value: Range<usize>) -> Option<Ra
     (!s.contains(['/', ':', '\\']) && looks_random(s, 8, 0.3)).then_some(value)
 }
 
+/// A password whose pattern knows where it ends (before the `@` of `user/…@db`, the `</`
+/// of an XML element): kept as found unless it is a placeholder or a reference. One that
+/// runs to whitespace or a quote is read as after a flag.
+pub(super) fn delimited_password(text: &str, value: Range<usize>) -> Option<Range<usize>> {
+    match text[value.end..].chars().next() {
+        Some(c) if !c.is_whitespace() && !matches!(c, '"' | '\'' | '`') => {
+            url_password(text, value)
+        }
+        _ => password_flag(text, value),
+    }
+}
+
 /// After `--password`, a bare word is the password: code does not pass flags identifiers.
 pub(super) fn password_flag(text: &str, value: Range<usize>) -> Option<Range<usize>> {
     credential_value(
@@ -212,7 +224,7 @@ fn checked_value(
 }
 
 /// An unquoted value that reads as code rather than data: `token::Paren`,
-/// `self.dot2_token`, `parenthesized!(…)`, `localStorage.getItem(…)`, `Option<String>`,
+/// `self.dot2_token` (not `G.Oayb2xq0yc`, whose parts read as generated), `parenthesized!(…)`, `localStorage.getItem(…)`, `Option<String>`,
 /// `vec![…]`, `__u32`. A `!` ending a value followed by nothing is a password's.
 fn is_code(text: &str, value: &Range<usize>) -> bool {
     let s = &text[value.clone()];
@@ -239,7 +251,11 @@ fn is_code(text: &str, value: &Range<usize>) -> bool {
         || called
         || (s.strip_suffix('!').is_some_and(identifier)
             && text[value.end..].starts_with(['(', '[', '{']))
-        || (s.contains('.') && s.split('.').all(identifier))
+        || (s.contains('.')
+            && s.split('.').all(identifier)
+            && !s
+                .split('.')
+                .any(|part| part.len() >= 6 && class_changes(part) >= 0.5))
         || primitive
 }
 
@@ -447,6 +463,75 @@ pub(super) fn prefixed_random_token(text: &str, value: Range<usize>) -> Option<R
     let s = &text[value.clone()];
     let (prefix, tail) = s.split_at(s.find(['_', '-'])?);
     (prefix != "chatcmpl" && looks_random(&tail[1..], 28, 0.4)).then_some(value)
+}
+
+/// A token named by its context (a cookie, a webhook, a prefix before hex digits): not a
+/// hash or an id named as one (`sha256_…`, `commit_…`), nor a placeholder or reference.
+pub(super) fn keyed_token(text: &str, value: Range<usize>) -> Option<Range<usize>> {
+    let s = text[value.clone()].to_ascii_lowercase();
+    let hash = [
+        "sha", "md5", "hash", "commit", "build", "blob", "tree", "rev", "git", "id_",
+    ]
+    .iter()
+    .any(|p| s.starts_with(p));
+    (!hash).then_some(value).and_then(|v| token_value(text, v))
+}
+
+/// A run of letters, digits and `_.=-` that reads as generated (dots and `=` aside), with
+/// a digit in it; not a piece of a path or of base64 text (a public key's lines), an SSH
+/// public key, a response's id (`chatcmpl-…`, `msg_…`) or hex digits after a short
+/// prefix (a Twilio account SID, a hash). A full stop after it ends the sentence.
+pub(super) fn generated_token(text: &str, mut value: Range<usize>) -> Option<Range<usize>> {
+    const IDS: &[&str] = &[
+        "chatcmpl",
+        "msg_",
+        "toolu_",
+        "srvtoolu_",
+        "req_",
+        "call_",
+        "resp_",
+        "run_",
+        "thread_",
+        "asst_",
+        "file-",
+        "file_",
+        "batch_",
+        "step_",
+        "AAAAB3Nza",
+        "AAAAC3Nza",
+        "AAAAE2VjZHNh",
+    ];
+    let raw = text[value.clone()].trim_end_matches(['.', '_', '-']);
+    value.end = value.start + raw.len();
+    let s: String = raw.chars().filter(|&c| c != '.' && c != '=').collect();
+    let in_path = text[..value.start].ends_with(['/', '\\', '.', '@', '#', '+'])
+        || text[value.end..].starts_with(['/', '+', '\\'])
+        || text[value.end..]
+            .trim_start_matches(['.', '_'])
+            .starts_with("--");
+    let hex = s
+        .trim_start_matches(|c: char| c.is_ascii_uppercase())
+        .bytes()
+        .all(|b| b.is_ascii_hexdigit());
+    (!in_path
+        && !hex
+        && !IDS.iter().any(|id| raw.starts_with(id))
+        && s.bytes().any(|b| b.is_ascii_digit())
+        && looks_random(&s, 32, 0.4))
+    .then_some(value)
+}
+
+/// Recovery codes: two or more, most of them holding a digit.
+pub(super) fn recovery_codes(text: &str, value: Range<usize>) -> Option<Range<usize>> {
+    let codes: Vec<&str> = text[value.clone()]
+        .split([' ', '\t', ','])
+        .filter(|c| !c.is_empty())
+        .collect();
+    let with_digit = codes
+        .iter()
+        .filter(|c| c.bytes().any(|b| b.is_ascii_digit()))
+        .count();
+    (codes.len() >= 2 && with_digit * 2 > codes.len()).then_some(value)
 }
 
 /// A token whose parts, dots aside, read as generated.

@@ -54,10 +54,11 @@ use std::sync::LazyLock;
 use regex::Regex;
 
 use super::check::{
-    bare_bearer, generated_flag_value, high_entropy, keep, mixed_case_with_digits,
-    not_documentation_example, passphrase_value, password_flag, password_value, pin_digits,
-    prefixed_random_token, prose_value, random_looking, random_token, short_password_value, sk_key,
-    slack_token, token_flag, token_value, url_password, url_signature,
+    bare_bearer, delimited_password, generated_flag_value, generated_token, high_entropy, keep,
+    keyed_token, mixed_case_with_digits, not_documentation_example, passphrase_value,
+    password_flag, password_value, pin_digits, prefixed_random_token, prose_value, random_looking,
+    random_token, recovery_codes, short_password_value, sk_key, slack_token, token_flag,
+    token_value, url_password, url_signature,
 };
 use super::compile;
 use super::services;
@@ -158,10 +159,11 @@ pub(super) const SPECS: &[Spec] = &[
     },
     Spec {
         kind: "pin",
-        keywords: &["pin", "passcode", "pass code"],
-        // A PIN or passcode of 4 to 8 digits, named in a sentence or as a key.
+        keywords: &["pin", "passcode", "pass code", " code"],
+        // A PIN or passcode of 4 to 8 digits, named in a sentence or as a key; also the
+        // code of an alarm, a door, a gate, a safe or a lock.
         pattern: Pattern::Regex(
-            r#"(?-u:\b)(?:PIN|[Pp]in|PASSCODE|[Pp]asscode|[Pp]ass code)(?:[ -]?(?:[Cc]ode|[Nn]umber|CODE|NUMBER))?(?:[ \t]+for[ \t]+[^\r\n]{1,40}?)?(?:[ \t]*(?::=|=|:)|[ \t]+(?:is|was))[ \t]*["'`]?([0-9]{4,8})(?-u:\b)"#,
+            r#"(?-u:\b)(?:PIN|[Pp]in|PASSCODE|[Pp]asscode|[Pp]ass code|(?:[Aa]larm|[Dd]oor|[Gg]ate|[Gg]arage|[Ss]afe|[Ll]ock|[Kk]eypad|[Ee]ntry|[Bb]uilding|[Ss]ecurity|[Aa]ccess) code)(?:[ -]?(?:[Cc]ode|[Nn]umber|CODE|NUMBER))?(?:[ \t]+(?:for|at|of|on|to)[ \t]+[^\r\n]{1,40}?)?(?:[ \t]*(?::=|=|:)|[ \t]+(?:is|was))[ \t]*["'`]?([0-9]{4,8})(?-u:\b)"#,
         ),
         accept: pin_digits,
     },
@@ -449,9 +451,9 @@ pub(super) const SPECS: &[Spec] = &[
     },
     Spec {
         kind: "password",
-        keywords: &["pass", "pwd"],
+        keywords: &["pass", "pwd", "pw", "/p:"],
         pattern: Pattern::Regex(
-            r#"(?i)(?:(?m:^)|[ \t])--?(?:[a-z0-9]+-)*(?:password|passwd|pass|pwd)(?:=|[ \t]+)(?:"([^"\s]+)"|'([^'\s]+)'|([^\s"'`]+))"#,
+            r#"(?i)(?:(?m:^)|[ \t])(?:--?(?:[a-z0-9]+-)*(?:store|key|src|dest|srcstore|deststore|srckey|destkey|new|old|db|admin|root|bind|http|ftp|proxy|smtp|ssh)?(?:password|passwd|passphrase|pass|pwd|pw)(?:out|in)?(?:=|[ \t]+)(?:pass:)?|/(?:password|pass|pw|p):)(?:"([^"\s]+)"|'([^'\s]+)'|([^\s"'`]+))"#,
         ),
         accept: password_flag,
     },
@@ -494,6 +496,62 @@ pub(super) const SPECS: &[Spec] = &[
             r")"
         )),
         accept: password_flag,
+    },
+    Spec {
+        kind: "password",
+        keywords: &[
+            "7z",
+            "openssl",
+            "ssh-keygen",
+            "htpasswd",
+            "smb",
+            "rpcclient",
+            "winexe",
+            "net rpc",
+            "lftp",
+            "net use",
+            "nmcli",
+            "gh secret",
+            "aws configure",
+            "sqlplus",
+            "rman",
+            "expdp",
+            "impdp",
+            "sqlldr",
+            "securestring",
+            "echo",
+            "printf",
+        ],
+        // `7z -p…` (joined), `openssl enc -k`, `ssh-keygen -N`/`-P`, `htpasswd -b file
+        // user password` (`-nb user password`), Samba's `-U user%password`, `lftp -u
+        // user,password`, `net use \\host\share password`, `nmcli … password`, `gh
+        // secret set --body`, `aws configure set aws_secret_access_key`, Oracle's
+        // `user/password@db`, `ConvertTo-SecureString "…"` and a password echoed
+        // into a command that reads it from stdin.
+        pattern: Pattern::Regex(concat!(
+            r"(?-u:\b)(?:7z[az]?[^\r\n|;&]*?[ \t]-p",
+            flag_value!(),
+            r"|openssl[^\r\n|;&]*?[ \t]-k[ \t]+",
+            flag_value!(),
+            r"|ssh-keygen[^\r\n|;&]*?[ \t]-[NP][ \t]+",
+            flag_value!(),
+            r"|htpasswd[ \t]+-[A-Za-z]*b[A-Za-z]*(?:[ \t]+-[A-Za-z]+)*[ \t]+(?:[^\s-]\S*[ \t]+){1,2}",
+            flag_value!(),
+            r#"|(?:smbclient|rpcclient|smbmap|smbget|smbcacls|winexe|net[ \t]+rpc)[^\r\n|;&]*?[ \t](?:-U|--user(?:name)?)(?:=|[ \t]+)["']?[^\s%"']+%([^\s"']+)"#,
+            r#"|lftp[^\r\n|;&]*?[ \t]-u[ \t]+["']?[^\s,"']+,([^\s"']+)"#,
+            r#"|net[ \t]+use[ \t]+(?:(?:[A-Za-z]:|\*)[ \t]+)?\\\\\S+[ \t]+([^\s/*"'][^\s"']*)"#,
+            r"|nmcli[^\r\n|;&]*?[ \t](?:password|wifi-sec\.psk)[ \t]+",
+            flag_value!(),
+            r"|gh[ \t]+secret[ \t]+set[^\r\n|;&]*?[ \t](?:--body|-b)(?:=|[ \t]+)",
+            flag_value!(),
+            r"|aws[ \t]+configure[ \t]+set[ \t]+(?:[A-Za-z0-9_-]+\.)?(?:aws_secret_access_key|aws_session_token)[ \t]+",
+            flag_value!(),
+            r#"|(?:sqlplus|rman|expdp|impdp|sqlldr)(?:[ \t]+-[A-Za-z]+)*[ \t]+[A-Za-z0-9_$#]+/(?:"([^"\r\n]+)"|([^\s@"'/]+))"#,
+            r#"|ConvertTo-SecureString[ \t]+(?:-String[ \t]+)?(?:"([^"\r\n]+)"|'([^'\r\n]+)')"#,
+            r#"|(?:echo|printf)[ \t]+(?:-[neE]+[ \t]+)?(?:"([^"\r\n]+)"|'([^'\r\n]+)'|([^\s|"'`]+))[ \t]*\|[^\r\n]*?(?:sudo(?:[ \t]+-[A-Za-z]+)*[ \t]+-[A-Za-z]*S|--password-stdin|--passphrase-fd|--stdin|chpasswd)"#,
+            r")"
+        )),
+        accept: delimited_password,
     },
     Spec {
         kind: "password",
@@ -552,9 +610,9 @@ pub(super) const SPECS: &[Spec] = &[
     },
     Spec {
         kind: "password",
-        keywords: &["pass", "pwd", "pw"],
+        keywords: &["pass", "pwd", "pw", "psk"],
         pattern: Pattern::Regex(assignment!(
-            "(?:[Pp]ass(?:wd|word|code)|PASS(?:WD|WORD|CODE)|[Pp]wd|PWD|[_.-](?:[Pp]ass|PASS|[Pp][Ww]|PW))(?:[_.-][A-Za-z0-9]+|[A-Z][a-z0-9]+)*"
+            "(?:[Pp]ass(?:wd|word|code)|PASS(?:WD|WORD|CODE)|[Pp]wd|PWD|[_.-](?:[Pp]ass|PASS|[Pp][Ww]|PW)|(?-u:\\b)(?:psk|PSK))(?:[_.-][A-Za-z0-9]+|[A-Z][a-z0-9]+)*"
         )),
         accept: password_value,
     },
@@ -581,9 +639,9 @@ pub(super) const SPECS: &[Spec] = &[
     },
     Spec {
         kind: "token",
-        keywords: &["token", "secret", "key", "auth"],
+        keywords: &["token", "secret", "key", "auth", "_pat"],
         pattern: Pattern::Regex(assignment!(
-            "(?:[Tt]oken|TOKEN|[Ss]ecret|SECRET|(?:[Aa]pi|API|[Aa]ccess|ACCESS|[Aa]ccount|ACCOUNT|[Ss]hared[Aa]ccess|SHARED_?ACCESS|[Ss]ecret|SECRET|[Pp]rivate|PRIVATE|[Aa]uth|AUTH|[Ee]ncryption|ENCRYPTION|[Ss]igning|SIGNING|[Mm]aster|MASTER|[Ll]icense|LICENSE|[Cc]lient|CLIENT|[Aa]pp|APP|[Ss]ervice|SERVICE)[_-]?(?:[Kk]ey|KEY))(?:[_.-][A-Za-z0-9]+|[A-Z][a-z0-9]+)*|(?-u:\\b)(?:auth|AUTH)"
+            "(?:[Tt]oken|TOKEN|[Ss]ecret|SECRET|(?:[Aa]pi|API|[Aa]ccess|ACCESS|[Aa]ccount|ACCOUNT|[Ss]hared[Aa]ccess|SHARED_?ACCESS|[Ss]ecret|SECRET|[Pp]rivate|PRIVATE|[Aa]uth|AUTH|[Ee]ncryption|ENCRYPTION|[Ss]igning|SIGNING|[Mm]aster|MASTER|[Ll]icense|LICENSE|[Cc]lient|CLIENT|[Aa]pp|APP|[Ss]ervice|SERVICE)[_-]?(?:[Kk]ey|KEY))(?:[_.-][A-Za-z0-9]+|[A-Z][a-z0-9]+)*|(?-u:\\b)(?:auth|AUTH)|[A-Z0-9]+_PAT(?-u:\\b)"
         )),
         accept: token_value,
     },
@@ -605,15 +663,184 @@ pub(super) const SPECS: &[Spec] = &[
         accept: random_token,
     },
     Spec {
+        kind: "password",
+        keywords: &[
+            "env ",
+            "env\t",
+            "arg ",
+            "arg\t",
+            "\",",
+            "',",
+            "</",
+            "value=",
+            "@tcp(",
+            "@unix(",
+            "@udp(",
+            "-secrets",
+            "auth-user-pass",
+            "auth(",
+            "auth=(",
+            "auth = (",
+            "login(",
+            "connect(",
+            "mysqli(",
+            "pdo(",
+            "credential(",
+            "credentials(",
+            "authentication(",
+            "password 0",
+            "password 1",
+            "password 2",
+            "password 3",
+            "password 4",
+            "password 5",
+            "password 6",
+            "password 7",
+            "password 8",
+            "password 9",
+            "secret 0",
+            "secret 1",
+            "secret 2",
+            "secret 3",
+            "secret 4",
+            "secret 5",
+            "secret 6",
+            "secret 7",
+            "secret 8",
+            "secret 9",
+        ],
+        // A password in the other shapes of config files and code: a Dockerfile's `ENV KEY
+        // value`, a quoted key then its quoted value (`define('DB_PASSWORD', '…')`), an
+        // XML element or a `key=… value=…` pair, a Go MySQL DSN (`user:…@tcp(…)`), the
+        // first entry of a `chap-secrets` or `pap-secrets` file, a Cisco `password 0 …`, the
+        // second line of an OpenVPN `auth-user-pass` file, and the password argument of a login call
+        // (`mysqli_connect(host, user, '…')`, `auth=(user, '…')`, `.login(user, '…')`).
+        pattern: Pattern::Regex(concat!(
+            r"(?:(?-u:\b)(?:ENV|ARG)[ \t][ \t]*[A-Za-z0-9_]*(?:PASSWORD|PASSWD|PASS|PWD|SECRET|TOKEN|API_?KEY|PRIVATE_?KEY)[A-Za-z0-9_]*[ \t]+",
+            flag_value!(),
+            r#"|["'][A-Za-z0-9_.-]*(?:[Pp]ass(?:word|wd)?|PASS(?:WORD|WD)?|[Pp]wd|PWD|[Ss]ecret|SECRET|[Tt]oken|TOKEN|[Aa]pi_?[Kk]ey|API_?KEY)[A-Za-z0-9_.-]*["'],[ \t]*"#,
+            quoted_value!(),
+            r"|<(?:[A-Za-z_-]+:)?[A-Za-z_.-]*(?:[Pp]assword|PASSWORD|[Pp]asswd|[Pp]assphrase|[Ss]ecret|SECRET|[Tt]oken|TOKEN|[Aa]pi[Kk]ey)[A-Za-z_.-]*>([^<\r\n]+)</",
+            r#"|(?:key|name)=["'][^"'\r\n]*(?:[Pp]assword|PASSWORD|[Ss]ecret|SECRET|[Tt]oken|TOKEN|[Aa]pi[Kk]ey)[^"'\r\n]*["'][ \t]+value="#,
+            quoted_value!(),
+            r#"|(?:(?m:^)|["'`\s=])[A-Za-z0-9_.-]+:([^\s"'`/]+)@(?:tcp|unix|udp)\("#,
+            r"|(?:(?m:^)[ \t]*(?:enable[ \t]+)?|(?-u:\b)username[ \t]+\S+[^\r\n]*?[ \t])(?:password|secret) [0-9][ \t]+(\S+)",
+            r##"|(?:chap|pap)-secrets[^\r\n]*\r?\n(?:[ \t]*(?:#[^\r\n]*)?\r?\n)*[ \t]*"?[^\s"#]+"?[ \t]+(?:\*|"?[^\s"]+"?)[ \t]+"?([^\s"]+)"?"##,
+            r"|auth-user-pass[^\r\n]*\r?\n[ \t]*\S+[ \t]*\r?\n[ \t]*(\S+)",
+            r#"|(?:mysqli?_(?:real_)?connect|new[ \t]+mysqli|PDO)\([ \t]*(?:"[^"\r\n]*"|'[^'\r\n]*'|[A-Za-z_$][A-Za-z0-9_.$]*)[ \t]*,[ \t]*(?:"[^"\r\n]*"|'[^'\r\n]*'|[A-Za-z_$][A-Za-z0-9_.$]*)[ \t]*,[ \t]*"#,
+            quoted_value!(),
+            r#"|(?-u:\b)(?:auth|HTTPBasicAuth|HTTPDigestAuth|BasicAuth|NetworkCredential|UsernamePasswordCredentials|PasswordAuthentication|basic_auth|set_basic_auth|login)(?:\(|=\(|[ ]=[ ]\()[ \t]*(?:"[^"\r\n]*"|'[^'\r\n]*'|[A-Za-z_$][A-Za-z0-9_.$]*)[ \t]*,[ \t]*"#,
+            quoted_value!(),
+            ")"
+        )),
+        accept: delimited_password,
+    },
+    Spec {
+        kind: "token",
+        keywords: &[
+            "cookie", "discord", "_", "-us", "nrak", "nrii", "nrjs", "nraa", "atatt3", "atctt3",
+        ],
+        // A `Cookie:` header holding a value of 16 characters or more (a session), whole,
+        // a Discord webhook's token, a service's prefix before 32 or more hex digits
+        // (`sbp_…`, `lsv2_pt_…`), a Mailchimp key (`…-us21`), New Relic's `NRAK-` keys,
+        // Atlassian's `ATATT3…` (gitleaks' `atlassian-api-token`, with `=` inside).
+        pattern: Pattern::Regex(concat!(
+            r#"(?-u:\b)(?:(?:[Ss]et-)?[Cc]ookie|(?:SET-)?COOKIE)[ \t]*:[ \t]*([^\r\n"']*[A-Za-z0-9_.-]=[^;\s"']{16,}[^\r\n"']*)"#,
+            r"|(?-u:\b)((?:[a-z]+\.)?discord(?:app)?\.com/api/webhooks/[0-9]{5,}/[A-Za-z0-9_-]{20,})",
+            r"|(?-u:\b)((?:[a-z][a-z0-9]{1,7}_){1,2}[0-9a-f]{32,}(?:_[0-9a-f]{6,})?)(?-u:\b)",
+            r"|(?-u:\b)([0-9a-f]{32}-us[0-9]{1,2})(?-u:\b)",
+            r"|(?-u:\b)(NR(?:AK|II|JS|AA)-[A-Za-z0-9-]{19,})",
+            r"|(?-u:\b)(AT[AC]TT3[A-Za-z0-9_=-]{100,})",
+        )),
+        accept: keyed_token,
+    },
+    Spec {
         kind: "secret",
         keywords: &["pass", "pwd", "secret", "token", "key"],
         // Prose: "my bank password is …", "the token for staging was …".
         pattern: Pattern::Regex(concat!(
-            r"(?-u:\b)(?:[Pp]ass(?:word|code)|PASS(?:WORD|CODE)|[Pp]wd|PWD|[Ss]ecret|SECRET|[Tt]oken|TOKEN|(?:[Aa][Pp][Ii]|[Aa]ccess|[Ss]ecret(?: [Aa]ccess)?) [Kk]ey)(?:[ \t]+for[ \t]+[^\r\n]{1,40}?)?[ \t]+(?:is|was)[ \t]+(?:",
+            r"(?-u:\b)(?:[Pp]ass(?:word|code)|PASS(?:WORD|CODE)|[Pp]wd|PWD|[Ss]ecret|SECRET|[Tt]oken|TOKEN|(?:[Aa][Pp][Ii]|[Aa]ccess|[Ss]ecret(?: [Aa]ccess)?|[Ww]i-?[Ff]i|WIFI|[Nn]etwork|WPA) [Kk]ey)(?:[ \t]+(?:for|at|of|on|to)[ \t]+[^\r\n]{1,40}?)?[ \t]+(?:(?:is|was)(?:[ \t]+now)?|(?:(?:got|was|has[ \t]+been|is|been)[ \t]+)?(?:reset|changed|set|updated)[ \t]+to)[ \t]+(?:",
             quoted_value!(),
             r#"|([^\s"'`]+))"#
         )),
         accept: prose_value,
+    },
+    Spec {
+        kind: "secret",
+        keywords: &[
+            " as ",
+            "@",
+            "setup key",
+            "secret key",
+            "2fa key",
+            "totp key",
+            "otp key",
+            "mfa key",
+            "authenticator key",
+            "backup key",
+            "passe",
+            "passwort",
+            "kennwort",
+            "contrase",
+            "clave",
+            "senha",
+            "wachtwoord",
+            "hasło",
+            "haslo",
+            "ароль",
+            "パスワード",
+            "暗証番号",
+            "senord",
+            "salasana",
+            "adgangskode",
+            "passord",
+            "parola",
+            "ifre",
+            "heslo",
+            "jelsz",
+            "密码",
+            "密碼",
+            "비밀번호",
+            "sandi",
+            "khẩu",
+            "khau",
+        ],
+        // Prose of other shapes: "use … as the password", `site: bob@example.com / …`, a
+        // 2FA setup key in groups of four, and a password named in another language
+        // ("le mot de passe est …", `Passwort: …`, "la contraseña es …", "パスワードは …").
+        pattern: Pattern::Regex(concat!(
+            r"(?-u:\b)(?:[Uu]se|USE)[ \t]+(?:",
+            quoted_value!(),
+            r#"|([^\s"'`]+)) as (?:(?:the|my|your|a|our|its|his|her|their)[ \t]+)?(?:[A-Za-z-]+[ \t]+)?(?:password|passphrase|passcode|pin|PIN)(?-u:\b)"#,
+            r"|(?m:^)[ \t]*(?:[-*+][ \t]+)?(?:[^\r\n:]{1,40}:[ \t]*)?[A-Za-z0-9._%+-]+@[A-Za-z0-9.-]+\.[A-Za-z]{2,}[ \t]*[/|][ \t]*(?:",
+            quoted_value!(),
+            r#"|([^\s"'`]+))"#,
+            r"|(?i:(?:setup|secret|2fa|totp|otp|mfa|authenticator|backup) key)(?:[ \t]+(?:is|was)|[ \t]*[:=])[ \t]*((?:[A-Za-z2-7]{4}[ \t]){3,}[A-Za-z2-7]{4}|[A-Z2-7]{16,})",
+            r"|(?i:mot[ \t]+de[ \t]+passe|passwort|kennwort|contrase(?:ñ|n)a|clave|senha|wachtwoord|has(?:ł|l)o|пароль|パスワード|暗証番号|l(?:ö|o)senord|salasana|adgangskode|passord|parola|(?:ş|s)ifre|heslo|jelsz(?:ó|o)|密码|密碼|비밀번호|kata[ \t]+sandi|m(?:ậ|a)t[ \t]+kh(?:ẩ|a)u)",
+            r"(?:[ \t]+[^\r\n:=：]{1,40}?)?(?:[ \t]*[:=：][ \t]*|[ \t]*(?:は|是|为|為|는|은)[ \t]*|[ \t]+(?:est|ist|lautet|war|es|era|fue|è|é|foi|jest|to|är|var|er|on|oli|je|adalah|là|is|was)[ \t]+)(?:",
+            quoted_value!(),
+            r#"|([^\s"'`]+))"#,
+        )),
+        accept: prose_value,
+    },
+    Spec {
+        kind: "secret",
+        keywords: &["code"],
+        // Recovery or backup codes listed after their name.
+        pattern: Pattern::Regex(
+            r"(?i:(?:recovery|backup|2fa|mfa)[ \t]+codes?)[^\r\n:]{0,30}?(?:[ \t]*:|[ \t]+(?:are|is))[ \t]*((?:[A-Za-z0-9]{4,10}(?:-[A-Za-z0-9]{4,10})?[ \t,]+){1,15}[A-Za-z0-9]{4,10}(?:-[A-Za-z0-9]{4,10})?)",
+        ),
+        accept: recovery_codes,
+    },
+    Spec {
+        kind: "token",
+        keywords: &["0", "1", "2", "3", "4", "5", "6", "7", "8", "9"],
+        // Any other run of 32 or more letters, digits and `_.=-` that reads as generated:
+        // the next service's token format, whatever its prefix.
+        pattern: Pattern::Regex(
+            r"(?-u:\b)[A-Za-z0-9](?:[A-Za-z0-9_.]|--?[A-Za-z0-9_.]){31,}={0,3}",
+        ),
+        accept: generated_token,
     },
 ];
 

@@ -1467,3 +1467,388 @@ fn labelled_wallet_keys_seed_phrases_and_pins_go_but_hashes_dates_and_prose_stay
         assert_eq!(scan(&case), vec![], "{case:?}");
     }
 }
+
+/// A password with symbols, as people type them; it starts with a letter so it is no flag.
+fn symbol_password(seed: u64) -> String {
+    format!(
+        "Q{}#7",
+        chars_from(
+            "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789!%*+.=?^_~",
+            seed,
+            10
+        )
+    )
+}
+
+#[test]
+fn password_arguments_of_more_commands_go_but_their_other_arguments_stay() {
+    let pw = |seed| alnum(seed, 12);
+    assert_redacted(&[
+        ("7z a -p", pw(300), " -mhe=on a.7z docs/", "password"),
+        (
+            "openssl enc -aes-256-cbc -in a -out b -k ",
+            pw(301),
+            "",
+            "password",
+        ),
+        (
+            "openssl pkcs12 -export -in c.pem -passout pass:",
+            pw(302),
+            "",
+            "password",
+        ),
+        (
+            "keytool -importcert -keystore t.jks -storepass ",
+            pw(303),
+            " -noprompt",
+            "password",
+        ),
+        ("ssh-keygen -t ed25519 -f k -N '", pw(304), "'", "password"),
+        (
+            "gpg --batch --passphrase ",
+            pw(305),
+            " -c b.tar",
+            "password",
+        ),
+        (
+            "plink -ssh root@10.0.0.5 -pw ",
+            pw(306),
+            " \"uptime\"",
+            "password",
+        ),
+        (
+            "cmdkey /add:fs /user:CORP\\bob /pass:",
+            symbol_password(307),
+            "",
+            "password",
+        ),
+        (
+            "htpasswd -b /etc/nginx/.htpasswd admin ",
+            pw(308),
+            "",
+            "password",
+        ),
+        ("htpasswd -nb admin ", pw(309), "", "password"),
+        ("smbclient //nas/media -U bob%", pw(310), "", "password"),
+        ("lftp -u bob,", pw(311), " ftp.example.com", "password"),
+        (
+            "net use Z: \\\\fileserver\\share ",
+            pw(312),
+            " /user:CORP\\bob",
+            "password",
+        ),
+        (
+            "nmcli dev wifi connect HomeNet password ",
+            pw(313),
+            "",
+            "password",
+        ),
+        (
+            "gh secret set NPM --body \"",
+            alnum(314, 36),
+            "\"",
+            "password",
+        ),
+        (
+            "aws configure set aws_secret_access_key ",
+            alnum(315, 40),
+            " --profile p",
+            "password",
+        ),
+        ("sqlplus scott/", pw(316), "@//db:1521/ORCL", "password"),
+        (
+            "$secure = ConvertTo-SecureString \"",
+            symbol_password(317),
+            "\" -AsPlainText",
+            "password",
+        ),
+        (
+            "username admin privilege 15 password 0 ",
+            pw(318),
+            "",
+            "password",
+        ),
+        (
+            "echo '",
+            symbol_password(319),
+            "' | sudo -S systemctl restart nginx",
+            "password",
+        ),
+        (
+            "echo \"",
+            pw(320),
+            "\" | docker login r.io -u bob --password-stdin",
+            "password",
+        ),
+    ]);
+    let cases = [
+        "7z a archive.7z docs/",
+        "ssh-keygen -t ed25519 -N '' -f key",
+        "openssl enc -d -in a -out b -k $KEY",
+        "echo hello | grep h",
+        "echo $PASS | sudo -S true",
+        "net use Z: \\\\srv\\share /user:bob",
+        "curl --bypass cache https://x.test",
+        "lftp -u bob ftp.example.com",
+        "the password 2 of 3 was wrong",
+        "sqlplus / as sysdba",
+    ];
+    for case in cases {
+        assert_eq!(scan(case), vec![], "{case:?}");
+    }
+}
+
+#[test]
+fn credentials_in_config_files_and_code_go_but_names_and_variables_stay() {
+    let pw = |seed| symbol_password(seed);
+    assert_redacted(&[
+        ("ENV DB_PASSWORD ", pw(330), "", "password"),
+        ("- Keeps ENV DB_PASSWORD ", pw(343), "", "password"),
+        (
+            "- Keeps username admin privilege 15 password 0 ",
+            alnum(344, 12),
+            "",
+            "password",
+        ),
+        ("define( 'DB_PASSWORD', '", pw(331), "' );", "password"),
+        (
+            "os.environ.setdefault(\"API_TOKEN\", \"",
+            alnum(332, 24),
+            "\")",
+            "password",
+        ),
+        (
+            "<server>\n  <password>",
+            pw(333),
+            "</password>\n</server>",
+            "password",
+        ),
+        (
+            "<add key=\"ClearTextPassword\" value=\"",
+            pw(334),
+            "\" />",
+            "password",
+        ),
+        (
+            "dsn := \"app:",
+            pw(335),
+            "@tcp(127.0.0.1:3306)/shop\"",
+            "password",
+        ),
+        (
+            "/etc/ppp/chap-secrets:\nbob    *    ",
+            alnum(336, 14),
+            "    *",
+            "password",
+        ),
+        (
+            "auth-user-pass auth.txt:\nbob\n",
+            alnum(337, 14),
+            "",
+            "password",
+        ),
+        (
+            "$db = mysqli_connect('localhost', 'shop', '",
+            pw(338),
+            "', 'shop');",
+            "password",
+        ),
+        (
+            "requests.get(url, auth=(\"bob\", \"",
+            pw(339),
+            "\"))",
+            "password",
+        ),
+        (
+            "server.login(\"me@example.com\", \"",
+            pw(340),
+            "\")",
+            "password",
+        ),
+        ("network={\n    psk=\"", alnum(341, 14), "\"\n}", "password"),
+        (
+            "export AZURE_DEVOPS_EXT_PAT=",
+            chars_from("abcdefghijklmnopqrstuvwxyz", 342, 52),
+            "",
+            "token",
+        ),
+    ]);
+    let cases = [
+        "ENV PATH /usr/local/bin:$PATH",
+        "define('DB_HOST', 'localhost');",
+        "t(\"password\", \"Password\")",
+        "<password></password>",
+        "<password>${DB_PASSWORD}</password>",
+        "requests.get(url, auth=(user, password))",
+        "server.login(user, password)",
+        "mysqli_connect($host, $user, $pass, $db)",
+        "ssid=\"HomeNet\"",
+    ];
+    for case in cases {
+        assert_eq!(scan(case), vec![], "{case:?}");
+    }
+}
+
+#[test]
+fn cookies_webhooks_and_tokens_of_any_service_go_but_ids_hashes_and_public_keys_stay() {
+    let lower = |seed, n| chars_from("abcdefghijklmnopqrstuvwxyz", seed, n);
+    let hex = |seed, n| chars_from(HEX, seed, n);
+    let urlsafe = |seed, n| chars_from(URLSAFE, seed, n);
+    assert_redacted(&[
+        (
+            "curl -H 'Cookie: ",
+            format!("sessionid={}", lower(350, 32)),
+            "' x.test",
+            "token",
+        ),
+        (
+            "Cookie: ",
+            format!("theme=dark; sid={}", lower(351, 24)),
+            "",
+            "token",
+        ),
+        (
+            "the hook is https://",
+            format!(
+                "discord.com/api/webhooks/{}/{}",
+                chars_from("0123456789", 352, 18),
+                urlsafe(353, 68)
+            ),
+            "",
+            "token",
+        ),
+        (
+            "supabase login with ",
+            format!("sbp_{}", hex(354, 40)),
+            "",
+            "token",
+        ),
+        (
+            "tracing with ",
+            format!("lsv2_pt_{}_{}", hex(355, 32), hex(356, 10)),
+            "",
+            "token",
+        ),
+        (
+            "Mailchimp ",
+            format!("{}-us21", hex(357, 32)),
+            " for mail",
+            "token",
+        ),
+        (
+            "key ",
+            format!(
+                "NRAK-{}",
+                chars_from("ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789", 358, 27)
+            ),
+            "",
+            "token",
+        ),
+        (
+            "jira with ",
+            format!("ATATT3xFfGF0{}={}", urlsafe(359, 170), hex(360, 8)),
+            "",
+            "token",
+        ),
+        // A format no rule names: read as generated.
+        (
+            "doppler run with ",
+            format!("dp.st.prd.{}", alnum(361, 40)),
+            "",
+            "token",
+        ),
+        ("gave ", format!("ya29.{}", urlsafe(362, 150)), ".", "token"),
+        (
+            "Bitbucket app password ",
+            format!("ATBB{}{}", alnum(363, 32), hex(364, 8)),
+            "",
+            "token",
+        ),
+        ("WIF: ", format!("K{}", alnum(365, 51)), "", "token"),
+    ]);
+    let cases = [
+        format!("TWILIO_ACCOUNT_SID=AC{}", hex(370, 32)),
+        format!("commit {} and sha256_{}", hex(371, 40), hex(372, 64)),
+        "uuid 550E8400-E29B-41D4-A716-446655440000 in the log".to_owned(),
+        format!(
+            "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAI{} bob@host",
+            alnum(373, 43)
+        ),
+        format!("see https://docs.example.com/d/{}/edit", alnum(374, 44)),
+        "test_HandlesUTF8InputWithBOMCorrectly2AndMoreWordsHere".to_owned(),
+        format!("chatcmpl-{} and msg_01{}", alnum(375, 29), alnum(376, 22)),
+        "Cookie: theme=dark; lang=en".to_owned(),
+        "an_identifier_with_many_words_2024_and_more_words".to_owned(),
+    ];
+    for case in cases {
+        assert_eq!(scan(&case), vec![], "{case:?}");
+    }
+}
+
+#[test]
+fn passwords_told_in_other_words_and_languages_go_but_prose_stays() {
+    let pw = |seed| alnum(seed, 12);
+    assert_redacted(&[
+        (
+            "use ",
+            pw(380),
+            " as the password for the staging box",
+            "secret",
+        ),
+        (
+            "my Apple ID password got reset to ",
+            pw(381),
+            " yesterday",
+            "secret",
+        ),
+        (
+            "- Keeps my password got reset to ",
+            "G.Oayb2xq0yc".to_owned(),
+            " yesterday",
+            "secret",
+        ),
+        ("the wifi password is now ", pw(382), "", "secret"),
+        (
+            "netflix: bob@example.com / ",
+            symbol_password(383),
+            "",
+            "secret",
+        ),
+        (
+            "the alarm code at the office is ",
+            "086954".to_owned(),
+            "",
+            "pin",
+        ),
+        ("the wifi key is ", pw(384), " if guests ask", "secret"),
+        (
+            "the 2FA setup key is ",
+            "uhww leqf eciq vzcz mxwi fupt wsjd ppdo".to_owned(),
+            " in case",
+            "secret",
+        ),
+        (
+            "my GitHub recovery codes: ",
+            "91400-ad6d8 c88b1-d4989 efb51-fad29".to_owned(),
+            "",
+            "secret",
+        ),
+        ("le mot de passe du wifi est ", pw(385), "", "secret"),
+        ("Passwort: ", pw(386), "", "secret"),
+        ("la contraseña del router es ", pw(387), "", "secret"),
+        ("パスワードは ", pw(388), " です", "secret"),
+    ]);
+    let cases = [
+        "use Redis as the password store",
+        "la clave es practicar todos los días",
+        "la parola è bella",
+        "bob@example.com / Engineering",
+        "my recovery codes: see the vault",
+        "the alarm code is in the drawer",
+        "I changed my password yesterday",
+        "Passwort vergessen? Kein Problem.",
+    ];
+    for case in cases {
+        assert_eq!(scan(case), vec![], "{case:?}");
+    }
+}
