@@ -59,6 +59,76 @@ pub fn diff(current: Option<&str>, written: Option<&str>, pending: Option<&str>)
     edits
 }
 
+/// How many bullets written since an earlier version a file must lack before it is read
+/// as an editor's older copy: one missing bullet is more likely the user deleting what the
+/// last run added.
+const STALE_MIN_KEPT: usize = 2;
+
+/// [`diff`], for a file that may have been saved from an editor that loaded an earlier
+/// version memloop wrote (`earlier`, the newest first): the bullets memloop added since that
+/// version are not in the editor's copy, and their absence is not the user's deletion.
+/// When the file lacks every bullet written since an earlier version, and the edits
+/// against that version remove fewer bullets, add none the last write would not count as
+/// added and reword none of those it lacks, they are taken against the closest such version;
+/// with them, how many bullets memloop wrote since that the file lacks (kept, not
+/// forgotten). A file that is exactly an earlier version is the last write undone by hand:
+/// its deletions are the user's.
+pub fn diff_since_loaded(
+    current: Option<&str>,
+    written: Option<&str>,
+    pending: Option<&str>,
+    earlier: &[String],
+) -> (Edits, usize) {
+    let last = diff(current, written, pending);
+    // A file that is exactly an earlier write is memloop's last write undone by hand.
+    if last.removed.is_empty() || current.is_some_and(|c| earlier.iter().any(|e| e == c)) {
+        return (last, 0);
+    }
+    let keys = |bullets: &[Bullet]| -> HashSet<String> {
+        bullets.iter().map(|b| clean(&b.text)).collect()
+    };
+    let added_last = keys(&last.added);
+    let removed_last = keys(&last.removed);
+    let written_keys = written.map(|w| keys(&parse_bullets(w))).unwrap_or_default();
+    let best = earlier
+        .iter()
+        .map(|e| (keys(&parse_bullets(e)), diff(current, Some(e), None)))
+        .filter(|(loaded, e)| {
+            let removed = keys(&e.removed);
+            // The editor's copy lacks every bullet written since, and only those.
+            let since: Vec<&String> = written_keys.difference(loaded).collect();
+            let kept: Vec<&String> = removed_last.difference(&removed).collect();
+            kept.len() >= STALE_MIN_KEPT
+                && e.removed.len() < last.removed.len()
+                && e.added.iter().all(|b| added_last.contains(&clean(&b.text)))
+                && since.iter().all(|k| removed_last.contains(*k))
+                // A bullet reworded is not one the editor never saw.
+                && !kept.iter().any(|k| e.added.iter().any(|b| reworded(k, &clean(&b.text))))
+        })
+        .map(|(_, e)| e)
+        .min_by_key(|e| e.removed.len() + e.added.len() + e.moved.len());
+    match best {
+        Some(edits) => {
+            let kept = last.removed.len() - edits.removed.len();
+            (edits, kept)
+        }
+        None => (last, 0),
+    }
+}
+
+/// Whether two bullets (cleaned) share most of their words: one reworded into the other.
+fn reworded(a: &str, b: &str) -> bool {
+    let words = |s: &str| -> HashSet<String> {
+        s.split(|c: char| !c.is_alphanumeric())
+            .filter(|w| !w.is_empty())
+            .map(str::to_lowercase)
+            .collect()
+    };
+    let (a, b) = (words(a), words(b));
+    let shared = a.intersection(&b).count();
+    shared * 2 >= a.len().min(b.len()).max(1)
+}
+
 fn compare(now: &[Bullet], before: &[Bullet]) -> Edits {
     // Bullets meet by their words: the month memloop puts after an old fact comes and goes
     // with the facts beside it, and deleting it by hand changes nothing.
@@ -110,6 +180,36 @@ mod tests {
         let e = diff(Some(older), Some(WRITTEN), None);
         assert_eq!(texts(&e.removed), ["Uses Vim."]);
         assert!(e.added.is_empty());
+    }
+
+    #[test]
+    fn an_editors_older_copy_is_compared_with_the_version_it_loaded() {
+        let loaded = "# Memory\n\n## Preferences\n\n- Prefers tea.\n";
+        let written = "# Memory\n\n## Preferences\n\n- Prefers tea.\n- Uses Vim.\n- Runs Arch.\n";
+        let earlier = [loaded.to_owned()];
+        // The editor's copy, with a line typed: only that line is an edit, and the two
+        // bullets written since are kept.
+        let saved = format!("{loaded}- Drinks oat milk.\n");
+        let (e, kept) = diff_since_loaded(Some(&saved), Some(written), None, &earlier);
+        assert_eq!(
+            (texts(&e.removed), texts(&e.added), kept),
+            (vec![], vec!["Drinks oat milk."], 2)
+        );
+        // Exactly the version loaded: the last write undone by hand.
+        let (e, kept) = diff_since_loaded(Some(loaded), Some(written), None, &earlier);
+        assert_eq!((e.removed.len(), kept), (2, 0));
+        // One bullet written since and missing is the user's deletion.
+        let one = "# Memory\n\n## Preferences\n\n- Prefers tea.\n- Uses Vim.\n";
+        let (e, kept) = diff_since_loaded(Some(&saved), Some(one), None, &[loaded.to_owned()]);
+        assert_eq!((texts(&e.removed), kept), (vec!["Uses Vim."], 0));
+        // A file that keeps one of the bullets written since is up to date: a deletion.
+        let partly = format!("{loaded}- Uses Vim.\n- Drinks oat milk.\n");
+        let (e, kept) = diff_since_loaded(Some(&partly), Some(written), None, &earlier);
+        assert_eq!((texts(&e.removed), kept), (vec!["Runs Arch."], 0));
+        // Bullets written since and reworded are the user's rewording.
+        let reworded = format!("{loaded}- Uses Vim daily.\n- Runs Arch Linux.\n");
+        let (e, kept) = diff_since_loaded(Some(&reworded), Some(written), None, &earlier);
+        assert_eq!((e.removed.len(), kept), (2, 0));
     }
 
     #[test]

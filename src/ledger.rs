@@ -77,6 +77,16 @@ pub struct Written {
     pub content: Option<String>,
     /// A write it recorded but may not have finished.
     pub pending: Option<String>,
+    /// The texts it wrote before `content`, the newest first.
+    pub earlier: Vec<String>,
+}
+
+/// How many texts memloop keeps of what it wrote to a target before its last write.
+pub const EARLIER_KEPT: usize = 4;
+
+fn earlier_from(json: Option<String>) -> Vec<String> {
+    json.and_then(|j| serde_json::from_str(&j).ok())
+        .unwrap_or_default()
 }
 
 /// One entry in a fact's history.
@@ -612,14 +622,36 @@ impl Ledger {
         Ok(())
     }
 
-    /// Records that `target` now holds `text` as memloop wrote it.
+    /// Records that `target` now holds `text` as memloop wrote it; the text it held before
+    /// joins the earlier ones (the last [`EARLIER_KEPT`]).
     pub fn set_written(&self, target: &str, text: &str) -> Result<()> {
+        let (content, _) = self.rendered(target)?;
+        let mut earlier = self.earlier(target)?;
+        if let Some(old) = content.filter(|c| c != text) {
+            earlier.retain(|e| *e != old);
+            earlier.insert(0, old);
+            earlier.truncate(EARLIER_KEPT);
+        }
         self.conn.execute(
-            "INSERT INTO rendered (target, content) VALUES (?1, ?2)
-             ON CONFLICT (target) DO UPDATE SET content = ?2, pending = NULL",
-            params![target, text],
+            "INSERT INTO rendered (target, content, earlier) VALUES (?1, ?2, ?3)
+             ON CONFLICT (target) DO UPDATE SET content = ?2, pending = NULL, earlier = ?3",
+            params![target, text, serde_json::to_string(&earlier)?],
         )?;
         Ok(())
+    }
+
+    /// What memloop wrote to `target` before its last write, the newest first.
+    pub fn earlier(&self, target: &str) -> Result<Vec<String>> {
+        Ok(earlier_from(
+            self.conn
+                .query_row(
+                    "SELECT earlier FROM rendered WHERE target = ?1",
+                    [target],
+                    |r| r.get(0),
+                )
+                .optional()?
+                .flatten(),
+        ))
     }
 
     /// Replaces a fact's wording (the user reworded its bullet, or a model updated it).
@@ -649,14 +681,15 @@ impl Ledger {
 
     /// Every target memloop recorded writing.
     pub fn rendered_all(&self) -> Result<Vec<Written>> {
-        let mut stmt = self
-            .conn
-            .prepare_cached("SELECT target, content, pending FROM rendered ORDER BY target")?;
+        let mut stmt = self.conn.prepare_cached(
+            "SELECT target, content, pending, earlier FROM rendered ORDER BY target",
+        )?;
         let rows = stmt.query_map([], |r| {
             Ok(Written {
                 target: r.get(0)?,
                 content: r.get(1)?,
                 pending: r.get(2)?,
+                earlier: earlier_from(r.get(3)?),
             })
         })?;
         Ok(rows.collect::<Result<_, _>>()?)
@@ -668,10 +701,11 @@ impl Ledger {
         target: &str,
         content: Option<&str>,
         pending: Option<&str>,
+        earlier: &[String],
     ) -> Result<()> {
         self.conn.execute(
-            "UPDATE rendered SET content = ?2, pending = ?3 WHERE target = ?1",
-            params![target, content, pending],
+            "UPDATE rendered SET content = ?2, pending = ?3, earlier = ?4 WHERE target = ?1",
+            params![target, content, pending, serde_json::to_string(earlier)?],
         )?;
         Ok(())
     }
@@ -1374,6 +1408,20 @@ mod tests {
         );
         l.set_written("m", "two").unwrap();
         assert_eq!(l.rendered("m").unwrap(), (Some("two".into()), None));
+    }
+
+    #[test]
+    fn a_write_keeps_the_texts_written_before_it_newest_first() {
+        let l = ledger();
+        assert!(l.earlier("m").unwrap().is_empty());
+        for text in ["one", "two", "two", "three", "four", "five", "six"] {
+            l.set_written("m", text).unwrap();
+        }
+        assert_eq!(l.rendered("m").unwrap().0.as_deref(), Some("six"));
+        assert_eq!(l.earlier("m").unwrap(), ["five", "four", "three", "two"]);
+        l.set_rendered("m", Some("six"), None, &["four".to_owned()])
+            .unwrap();
+        assert_eq!(l.rendered_all().unwrap()[0].earlier, ["four"]);
     }
 
     #[test]

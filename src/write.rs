@@ -516,15 +516,22 @@ impl Writer {
         report: &mut Report,
         now: &str,
     ) -> Result<()> {
-        let mut edits = edits::diff(
+        let earlier = store.ledger.earlier(&path.display().to_string())?;
+        let (mut edits, kept) = edits::diff_since_loaded(
             disk.owned.as_deref(),
             recorded.written.as_deref(),
             recorded.pending.as_deref(),
+            &earlier,
         );
+        let shown = path.display();
+        if kept > 0 {
+            report.notices.push(format!(
+                "{shown} was saved from a copy older than memloop's last write (an editor open across a run?): the {kept} bullets memloop added since were kept, not forgotten; if you meant to delete them, use `memloop memory forget`"
+            ));
+        }
         if edits.is_empty() {
             return Ok(());
         }
-        let shown = path.display();
         if let Some(why) = foreign_rewrite(target, disk, recorded, &edits) {
             let detail = format!(
                 "{why}; memloop forgot none of them and writes them back. If you deleted them yourself, use `memloop memory edit` or `memloop memory forget`"

@@ -129,6 +129,12 @@ CREATE TABLE session_turns (uuid TEXT PRIMARY KEY, transcript TEXT NOT NULL);
     "
 ALTER TABLE facts ADD COLUMN valid_until TEXT;
 ",
+    // 7 -> 8: the texts memloop wrote to a target before its last write (a JSON list, the
+    // newest first), so a file saved from an editor that loaded one of them is compared
+    // with what the editor started from, not with the last write.
+    "
+ALTER TABLE rendered ADD COLUMN earlier TEXT;
+",
 ];
 
 /// The version this memloop writes.

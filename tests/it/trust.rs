@@ -669,3 +669,100 @@ fn a_bullet_never_imports_a_file_nests_a_list_or_hides_characters() {
     env.extract(&mock, &["--force"], 0);
     assert_eq!(env.memory(), once);
 }
+
+// ---------------------------------------------------------------------------------------
+// An editor open across a run (issue 19 point 1).
+
+/// The user opens memory.md (or a vault's CLAUDE.md) in an editor, a run adds bullets, and
+/// the user saves the editor's older copy with one line of their own added: only that
+/// line is their edit. Compared with the last write alone, the run's bullets read as
+/// deleted and were forgotten for good. (One missing bullet stays a deletion: see
+/// `edits::deleting_the_bullet_the_last_run_added_is_a_deletion`.)
+#[test]
+fn saving_an_editor_copy_older_than_the_last_run_forgets_nothing_the_run_added() {
+    let (env, mock) = extracted();
+    let memory_path = env.memory_path();
+    let claude_md = env.claude_md("alpha");
+    let (memory_buffer, fence_buffer) = (read(&memory_path), read(&claude_md));
+
+    // The run while the editor is open: new global and vault facts.
+    let new_global = [
+        "Plays the cello on weekends.",
+        "Keeps bees on the allotment.",
+    ];
+    let new_vault = [
+        "Alpha ships its releases on Thursdays.",
+        "Alpha's index rebuilds run at night.",
+    ];
+    let lines: Vec<String> = new_global
+        .iter()
+        .map(|f| format!("remember: Identity | global | {f}"))
+        .chain(
+            new_vault
+                .iter()
+                .map(|f| format!("remember: Project Context | vault | {f}")),
+        )
+        .collect();
+    env.add_transcript(
+        "alpha",
+        "2025-08-01-0900-more.md",
+        &transcript("2025-08-01", "09:00", "More", &lines.join("\n")),
+    );
+    env.extract(&mock, &[], 0);
+    for fact in new_global {
+        assert!(bullets(&env.memory()).contains(&fact.to_owned()));
+    }
+    assert!(new_vault.iter().all(|f| read(&claude_md).contains(*f)));
+
+    // The editor saves its copy, with one line typed into each.
+    let typed = "Drinks oat milk.";
+    write_file(
+        &memory_path,
+        format!("{memory_buffer}- {typed}\n").as_bytes(),
+    );
+    let typed_vault = "Alpha's staging box is called kestrel.";
+    write_file(
+        &claude_md,
+        fence_buffer
+            .replace(
+                "<!-- memory-loop:insights:end -->",
+                &format!("- {typed_vault}\n<!-- memory-loop:insights:end -->"),
+            )
+            .as_bytes(),
+    );
+    let report = env.extract(&mock, &[], 0);
+
+    assert_eq!(report["edits"]["forgotten"], 0, "{report}");
+    assert_eq!(report["edits"]["added"], 2, "{report}");
+    let memory = env.memory();
+    for fact in new_global.iter().chain([&typed]) {
+        assert!(
+            bullets(&memory).contains(&(*fact).to_owned()),
+            "{fact}:\n{memory}"
+        );
+    }
+    let fence = read(&claude_md);
+    assert!(
+        new_vault.iter().all(|f| fence.contains(*f)) && fence.contains(typed_vault),
+        "{fence}"
+    );
+    assert!(
+        report["notices"]
+            .to_string()
+            .contains("older than memloop's last write"),
+        "{report}"
+    );
+
+    // A bullet deleted from the up-to-date file is still the user's deletion.
+    let gone = new_global[0];
+    let kept: String = env
+        .memory()
+        .lines()
+        .filter(|l| !l.starts_with(&format!("- {gone}")))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    write_file(&memory_path, kept.as_bytes());
+    let report = env.extract(&mock, &[], 0);
+    assert_eq!(report["edits"]["forgotten"], 1, "{report}");
+    assert!(!env.memory().contains(gone));
+}

@@ -226,13 +226,15 @@ fn scrub_rendered(engine: &Engine<'_>, texts: &[&str]) -> Result<Vec<PathBuf>> {
         target,
         content,
         pending,
+        earlier,
     } in ledger.rendered_all()?
     {
         let holds = |t: &Option<String>| {
             t.as_deref()
                 .is_some_and(|t| without_lines(t.as_bytes(), texts).is_some())
         };
-        if !holds(&content) && !holds(&pending) {
+        if !holds(&content) && !holds(&pending) && !earlier.iter().any(|e| holds(&Some(e.clone())))
+        {
             continue;
         }
         let path = PathBuf::from(&target);
@@ -253,10 +255,12 @@ fn scrub_rendered(engine: &Engine<'_>, texts: &[&str]) -> Result<Vec<PathBuf>> {
                 scrubbed.push(path);
             }
         }
+        let earlier: Vec<String> = earlier.into_iter().filter_map(|e| scrub(Some(e))).collect();
         ledger.set_rendered(
             &target,
             scrub(content).as_deref(),
             scrub(pending).as_deref(),
+            &earlier,
         )?;
     }
     Ok(scrubbed)
