@@ -345,7 +345,10 @@ fn an_unusable_claude_md_fails_once(
     let mended = run(&env, &mock, &["extract", "--json"]);
     let report = json(&mended);
     assert_eq!(mended.status.code(), Some(0), "{report}");
-    assert!(failed_paths(&report, "still_failing").is_empty(), "{report}");
+    assert!(
+        failed_paths(&report, "still_failing").is_empty(),
+        "{report}"
+    );
     assert!(
         insights_block(&read(&env.claude_md("alpha")))
             .is_some_and(|b| bullets(b).iter().any(|x| x == LANTERNFISH)),
