@@ -622,12 +622,13 @@ impl Ledger {
         Ok(())
     }
 
-    /// Records that `target` now holds `text` as memloop wrote it; the text it held before
-    /// joins the earlier ones (the last [`EARLIER_KEPT`]).
-    pub fn set_written(&self, target: &str, text: &str) -> Result<()> {
+    /// Records that `target` now holds `text` as memloop wrote it. With `keep_previous`
+    /// (the first write of a command), the text it held before joins the earlier ones (the
+    /// last [`EARLIER_KEPT`]): what a file held between commands is what an editor loads.
+    pub fn set_written(&self, target: &str, text: &str, keep_previous: bool) -> Result<()> {
         let (content, _) = self.rendered(target)?;
         let mut earlier = self.earlier(target)?;
-        if let Some(old) = content.filter(|c| c != text) {
+        if let Some(old) = content.filter(|c| keep_previous && c != text) {
             earlier.retain(|e| *e != old);
             earlier.insert(0, old);
             earlier.truncate(EARLIER_KEPT);
@@ -1400,13 +1401,13 @@ mod tests {
         assert_eq!(l.rendered("m").unwrap(), (None, None));
         l.set_pending("m", "one").unwrap();
         assert_eq!(l.rendered("m").unwrap(), (None, Some("one".into())));
-        l.set_written("m", "one").unwrap();
+        l.set_written("m", "one", true).unwrap();
         l.set_pending("m", "two").unwrap();
         assert_eq!(
             l.rendered("m").unwrap(),
             (Some("one".into()), Some("two".into()))
         );
-        l.set_written("m", "two").unwrap();
+        l.set_written("m", "two", true).unwrap();
         assert_eq!(l.rendered("m").unwrap(), (Some("two".into()), None));
     }
 
@@ -1415,7 +1416,7 @@ mod tests {
         let l = ledger();
         assert!(l.earlier("m").unwrap().is_empty());
         for text in ["one", "two", "two", "three", "four", "five", "six"] {
-            l.set_written("m", text).unwrap();
+            l.set_written("m", text, true).unwrap();
         }
         assert_eq!(l.rendered("m").unwrap().0.as_deref(), Some("six"));
         assert_eq!(l.earlier("m").unwrap(), ["five", "four", "three", "two"]);

@@ -482,7 +482,7 @@ fn read_back(
         Target::Vault(_) => "Project Context",
     };
     file.counts = store.apply_rebuild(&steps, (scope, vault), default, now)?;
-    store.ledger.set_written(&key, &owned)?;
+    store.ledger.set_written(&key, &owned, true)?;
     Ok(file)
 }
 

@@ -258,6 +258,8 @@ pub struct Writer {
     pub cap_binds: bool,
     /// Files left unwritten because they kept changing (a save landing at every try).
     busy: Vec<PathBuf>,
+    /// Targets written this command: only the first write keeps the text before it.
+    written: HashSet<String>,
     /// Every renderable fact, as read when the ledger's change count was this: a sync of
     /// every file reads them once, not once a file, while nothing changes in between.
     renderable: Option<(u64, Vec<Fact>)>,
@@ -595,13 +597,13 @@ impl Writer {
         report.facts.archived += plan.archive.len();
         let Some(bytes) = plan.write else {
             if plan.record {
-                store.ledger.set_written(key, &plan.text)?;
+                self.record_written(store, key, &plan.text)?;
             }
             return Ok(true);
         };
         if self.dry_run {
             self.overlay.insert(path.to_path_buf(), bytes);
-            store.ledger.set_written(key, &plan.text)?;
+            self.record_written(store, key, &plan.text)?;
             return Ok(true);
         }
         if let Some(kind) = plan.backup {
@@ -618,8 +620,15 @@ impl Writer {
         if replaced == Replaced::Changed {
             return Ok(false);
         }
-        store.ledger.set_written(key, &plan.text)?;
+        self.record_written(store, key, &plan.text)?;
         Ok(true)
+    }
+
+    /// Records what `key` now holds; the first write of this command also keeps what it
+    /// held before (see `Ledger::set_written`).
+    fn record_written(&mut self, store: &Store, key: &str, text: &str) -> Result<()> {
+        let first = self.written.insert(key.to_owned());
+        store.ledger.set_written(key, text, first)
     }
 
     /// Files left unwritten this command because someone kept saving them.

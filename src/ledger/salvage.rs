@@ -267,7 +267,8 @@ mod tests {
         let tea = fact(&old, "Prefers tea.", Status::Active);
         let gone = fact(&old, "Has a cat.", Status::Forgotten);
         old.add_event(gone, "now", "forgotten", None).unwrap();
-        old.set_written("/h/memory.md", "- Prefers tea.\n").unwrap();
+        old.set_written("/h/memory.md", "- Prefers tea.\n", true)
+            .unwrap();
         let secret = fact(&old, "Has a secret.", Status::Active);
         old.purge(&[secret]).unwrap();
         let mut new = ledger();

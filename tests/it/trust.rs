@@ -689,6 +689,10 @@ fn saving_an_editor_copy_older_than_the_last_run_forgets_nothing_the_run_added()
     let new_global = [
         "Plays the cello on weekends.",
         "Keeps bees on the allotment.",
+        "Swims in the lake every morning.",
+        "Collects vintage fountain pens.",
+        "Bakes sourdough on Sundays.",
+        "Volunteers at the food bank.",
     ];
     let new_vault = [
         "Alpha ships its releases on Thursdays.",
@@ -703,11 +707,14 @@ fn saving_an_editor_copy_older_than_the_last_run_forgets_nothing_the_run_added()
                 .map(|f| format!("remember: Project Context | vault | {f}")),
         )
         .collect();
-    env.add_transcript(
-        "alpha",
-        "2025-08-01-0900-more.md",
-        &transcript("2025-08-01", "09:00", "More", &lines.join("\n")),
-    );
+    // One transcript a fact: the run writes the files several times over.
+    for (i, line) in lines.iter().enumerate() {
+        env.add_transcript(
+            "alpha",
+            &format!("2025-08-{:02}-0900-more.md", i + 1),
+            &transcript(&format!("2025-08-{:02}", i + 1), "09:00", "More", line),
+        );
+    }
     env.extract(&mock, &[], 0);
     for fact in new_global {
         assert!(bullets(&env.memory()).contains(&fact.to_owned()));
