@@ -255,8 +255,11 @@ pub fn scan(vaults: &[Vault], ledger: &Ledger, rules: &Rules<'_>) -> Result<Scan
         .map(|v| v.chats_dir().display().to_string())
         .collect();
     let known = ledger.transcript_stamps(&dirs, |hash| another_prompt(hash, rules))?;
-    for ((vi, v), known) in vaults.iter().enumerate().zip(&known) {
-        let chats = match vault::chats(v) {
+    let listed: Vec<_> = vaults.iter().map(vault::chats).collect();
+    let owners = owners(vaults, &listed);
+    let elsewhere = |vi: usize, path: &PathBuf| owners.get(path).is_some_and(|&o| o != vi);
+    for (((vi, v), known), chats) in vaults.iter().enumerate().zip(&known).zip(listed) {
+        let chats = match chats {
             Ok(c) => c,
             Err(e) => {
                 let (path, error) = match e {
@@ -280,6 +283,9 @@ pub fn scan(vaults: &[Vault], ledger: &Ledger, rules: &Rules<'_>) -> Result<Scan
             }
         };
         for (path, refusal) in chats.refused {
+            if elsewhere(vi, &path) {
+                continue;
+            }
             let counts = &mut out.vaults[vi];
             counts.found += 1;
             let fingerprint = fingerprint_of(&path);
@@ -297,6 +303,9 @@ pub fn scan(vaults: &[Vault], ledger: &Ledger, rules: &Rules<'_>) -> Result<Scan
             });
         }
         for (path, stamp) in chats.transcripts.into_iter().zip(chats.stamps) {
+            if elsewhere(vi, &path) {
+                continue;
+            }
             let counts = &mut out.vaults[vi];
             counts.found += 1;
             match look(vi, v, (&path, stamp), known, ledger, rules, &failed)? {
@@ -341,6 +350,38 @@ pub fn scan(vaults: &[Vault], ledger: &Ledger, rules: &Rules<'_>) -> Result<Scan
             .then_with(|| a.path.cmp(&b.path))
     });
     Ok(out)
+}
+
+/// The vault each transcript listed by more than one vault is filed in: an inbox inside a
+/// nested vault (the outer vault's `.memory-loop.json` pointing into the inner one's) is
+/// read once a run, as the innermost vault's (the deepest root); among equals, the first.
+fn owners(
+    vaults: &[Vault],
+    listed: &[Result<vault::Chats, vault::VaultError>],
+) -> HashMap<PathBuf, usize> {
+    let mut first: HashMap<&std::path::Path, usize> = HashMap::new();
+    let mut owners = HashMap::new();
+    let depth = |vi: usize| vaults[vi].root.components().count();
+    for (vi, chats) in listed.iter().enumerate() {
+        let Ok(chats) = chats else { continue };
+        let paths = chats
+            .transcripts
+            .iter()
+            .chain(chats.refused.iter().map(|(p, _)| p));
+        for path in paths {
+            let owner = match first.get(path.as_path()) {
+                None => {
+                    first.insert(path, vi);
+                    continue;
+                }
+                Some(&other) if depth(vi) > depth(other) => vi,
+                Some(&other) => other,
+            };
+            first.insert(path, owner);
+            owners.insert(path.clone(), owner);
+        }
+    }
+    owners
 }
 
 /// The failures the ledger keeps that still count for this run: an input failure always,

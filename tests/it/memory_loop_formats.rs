@@ -501,3 +501,44 @@ fn doctor_warns_of_vault_settings_and_a_prompt_memory_loop_would_read_otherwise(
     assert!(warned("vault", &settings.display().to_string()), "{json}");
     assert!(warned("prompt", &app.display().to_string()), "{json}");
 }
+
+/// An outer vault whose `.memory-loop.json` points its inbox into a vault nested inside it:
+/// both list the same transcripts. Each is read once a run and filed in the inner vault,
+/// whichever order the vaults are named in; only the inner vault's fence gets its insights.
+#[test]
+fn an_inbox_inside_a_nested_vault_is_read_once_and_filed_in_the_inner_vault() {
+    for inner_first in [false, true] {
+        let env = TestEnv::new();
+        let outer = env.create_vault("outer");
+        let inner = env.create_vault("outer/inner");
+        write_file(
+            &outer.join(".memory-loop.json"),
+            br#"{"inboxPath": "inner/00_Inbox"}"#,
+        );
+        let fact = "Kestrel deploys its staging builds with Nomad.";
+        env.add_transcript(
+            "outer/inner",
+            "2025-06-01-0900-nested.md",
+            &transcript(
+                "2025-06-01",
+                "09:00",
+                "Nested",
+                &format!("remember: Project Context | vault | {fact}"),
+            ),
+        );
+        let mock = Mock::start();
+        let (outer, inner) = (outer.display().to_string(), inner.display().to_string());
+        let order = if inner_first {
+            ["--vault", &inner, "--vault", &outer]
+        } else {
+            ["--vault", &outer, "--vault", &inner]
+        };
+
+        let (report, _) = extract(&env, &mock, &order, 0);
+
+        assert_eq!(mock.count(), 1, "sent once: {report}");
+        assert_eq!(report["transcripts"]["found"], 1, "{report}");
+        assert!(read(&env.claude_md("outer/inner")).contains(fact));
+        assert!(!read(&env.claude_md("outer")).contains(fact));
+    }
+}
