@@ -255,11 +255,12 @@ pub fn scan(vaults: &[Vault], ledger: &Ledger, rules: &Rules<'_>) -> Result<Scan
         .map(|v| v.chats_dir().display().to_string())
         .collect();
     let known = ledger.transcript_stamps(&dirs, |hash| another_prompt(hash, rules))?;
-    let listed: Vec<_> = vaults.iter().map(vault::chats).collect();
-    let owners = owners(vaults, &listed);
-    let elsewhere = |vi: usize, path: &PathBuf| owners.get(path).is_some_and(|&o| o != vi);
-    for (((vi, v), known), chats) in vaults.iter().enumerate().zip(&known).zip(listed) {
-        let chats = match chats {
+    let elsewhere = listed_elsewhere(vaults, &dirs);
+    for ((vi, v), known) in vaults.iter().enumerate().zip(&known) {
+        if elsewhere[vi] {
+            continue;
+        }
+        let chats = match vault::chats(v) {
             Ok(c) => c,
             Err(e) => {
                 let (path, error) = match e {
@@ -283,9 +284,6 @@ pub fn scan(vaults: &[Vault], ledger: &Ledger, rules: &Rules<'_>) -> Result<Scan
             }
         };
         for (path, refusal) in chats.refused {
-            if elsewhere(vi, &path) {
-                continue;
-            }
             let counts = &mut out.vaults[vi];
             counts.found += 1;
             let fingerprint = fingerprint_of(&path);
@@ -303,9 +301,6 @@ pub fn scan(vaults: &[Vault], ledger: &Ledger, rules: &Rules<'_>) -> Result<Scan
             });
         }
         for (path, stamp) in chats.transcripts.into_iter().zip(chats.stamps) {
-            if elsewhere(vi, &path) {
-                continue;
-            }
             let counts = &mut out.vaults[vi];
             counts.found += 1;
             match look(vi, v, (&path, stamp), known, ledger, rules, &failed)? {
@@ -352,36 +347,23 @@ pub fn scan(vaults: &[Vault], ledger: &Ledger, rules: &Rules<'_>) -> Result<Scan
     Ok(out)
 }
 
-/// The vault each transcript listed by more than one vault is filed in: an inbox inside a
-/// nested vault (the outer vault's `.memory-loop.json` pointing into the inner one's) is
-/// read once a run, as the innermost vault's (the deepest root); among equals, the first.
-fn owners(
-    vaults: &[Vault],
-    listed: &[Result<vault::Chats, vault::VaultError>],
-) -> HashMap<PathBuf, usize> {
-    let mut first: HashMap<&std::path::Path, usize> = HashMap::new();
-    let mut owners = HashMap::new();
+/// For each vault, whether its transcripts are another vault's: an inbox inside a nested
+/// vault (the outer vault's `.memory-loop.json` pointing into the inner one's) makes two
+/// vaults list one chats directory. Its transcripts are read once a run, as the innermost
+/// vault's (the deepest root; among equals, the first named).
+fn listed_elsewhere(vaults: &[Vault], dirs: &[String]) -> Vec<bool> {
     let depth = |vi: usize| vaults[vi].root.components().count();
-    for (vi, chats) in listed.iter().enumerate() {
-        let Ok(chats) = chats else { continue };
-        let paths = chats
-            .transcripts
-            .iter()
-            .chain(chats.refused.iter().map(|(p, _)| p));
-        for path in paths {
-            let owner = match first.get(path.as_path()) {
-                None => {
-                    first.insert(path, vi);
-                    continue;
-                }
-                Some(&other) if depth(vi) > depth(other) => vi,
-                Some(&other) => other,
-            };
-            first.insert(path, owner);
-            owners.insert(path.clone(), owner);
+    let mut owner: HashMap<&str, usize> = HashMap::new();
+    for (vi, dir) in dirs.iter().enumerate() {
+        let o = owner.entry(dir).or_insert(vi);
+        if depth(vi) > depth(*o) {
+            *o = vi;
         }
     }
-    owners
+    dirs.iter()
+        .enumerate()
+        .map(|(vi, dir)| owner[dir.as_str()] != vi)
+        .collect()
 }
 
 /// The failures the ledger keeps that still count for this run: an input failure always,
