@@ -28,6 +28,7 @@ pub mod ground;
 pub mod known;
 pub mod ledger;
 pub mod llm;
+pub mod logged;
 pub mod merge;
 pub mod paths;
 pub mod pipeline;

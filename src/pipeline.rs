@@ -828,7 +828,7 @@ impl<'a> Run<'a> {
                 .store
                 .merge_answer(extraction.facts, &answer, &mut self.report.facts)?;
         for d in &decided {
-            tracing::info!(transcript = %job.file.path.display(), decision = ?d.decision, fact = %d.text, "decided");
+            tracing::info!(transcript = %job.file.path.display(), decision = ?d.decision, fact = %crate::logged::Words(&d.text), "decided");
         }
         // Reinforcement alone rarely changes a file; the run's last sync renders everything.
         let after = &self.report.facts;

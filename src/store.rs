@@ -696,13 +696,13 @@ fn merge_one(
     // The fact the candidate became or said again, for its last day.
     let became = match decision {
         Decision::Ungrounded(why) => {
-            tracing::info!(fact = %text, evidence = ?c.evidence, %why, "not grounded");
+            tracing::info!(fact = %crate::logged::Words(&text), evidence = ?c.evidence.as_deref().map(crate::logged::Words), %why, "not grounded");
             *counts.refused_by.entry(why.to_string()).or_default() += 1;
             counts.refused += 1;
             None
         }
         Decision::Refuse(reason) => {
-            tracing::info!(fact = %text, %reason, "refused");
+            tracing::info!(fact = %crate::logged::Words(&text), %reason, "refused");
             *counts.refused_by.entry(reason.to_string()).or_default() += 1;
             counts.refused += 1;
             None

@@ -161,8 +161,11 @@ fn no_vault_found(cfg: &Resolved) -> String {
 
 /// Logs go to stderr, one line per event, never in colour. The daemon logs what it does
 /// (`info`) by default, with timestamps unless journald, which stamps lines itself, reads
-/// them (`$JOURNAL_STREAM`); a command logs warnings only.
+/// them (`$JOURNAL_STREAM`); a command logs warnings only. The words of facts are logged
+/// only for a command run with `-v` on a terminal (`logged`).
 fn init_logging(global: &Global, daemon: bool, env: &Env) {
+    use std::io::IsTerminal;
+    crate::logged::show_words(!daemon && global.verbose > 0 && std::io::stderr().is_terminal());
     let level = match (global.quiet, global.verbose + u8::from(daemon)) {
         (true, _) if daemon => "warn",
         (true, _) => "error",

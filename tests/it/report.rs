@@ -254,4 +254,54 @@ fn verbose_says_per_transcript_what_was_decided() {
             .all(|l| l.contains("transcript=") && l.contains("New")),
         "{stderr}"
     );
+    // Not a terminal (a service's journal, a log file): no fact's words, only its length.
+    for (_, fact) in crate::support::fixture::GLOBAL {
+        assert!(!stderr.contains(fact), "{fact}: {stderr}");
+    }
+    assert!(
+        decided
+            .iter()
+            .all(|l| l.contains("characters, shown with -v on a terminal")),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn verbose_on_a_terminal_shows_the_words_decided() {
+    let env = TestEnv::with_fixtures();
+    let mock = Mock::start();
+    let bin = env.process();
+    let mut line = String::new();
+    for (k, v) in bin.get_envs().filter_map(|(k, v)| Some((k, v?))) {
+        line.push_str(&format!(
+            "{}='{}' ",
+            k.to_string_lossy(),
+            v.to_string_lossy()
+        ));
+    }
+    for (k, v) in crate::support::anthropic(&mock) {
+        line.push_str(&format!("{k}='{v}' "));
+    }
+    line.push_str(&format!(
+        "'{}' extract -v",
+        bin.get_program().to_string_lossy()
+    ));
+    // `script` gives the command a terminal of its own.
+    let Ok(out) = std::process::Command::new("script")
+        .args(["-qec", &format!("env -i {line}"), "/dev/null"])
+        .current_dir(env.root())
+        .output()
+    else {
+        eprintln!("skipped: no `script` to run a terminal");
+        return;
+    };
+    let shown = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{shown}");
+    let (_, fact) = crate::support::fixture::GLOBAL[0];
+    assert!(
+        shown
+            .lines()
+            .any(|l| l.contains("decided") && l.contains(fact)),
+        "{shown}"
+    );
 }
