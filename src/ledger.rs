@@ -832,6 +832,15 @@ impl Ledger {
                         [fingerprint],
                     )?;
                 }
+                // An answer kept for a later commit holds the words too: it is asked again.
+                for text in l.wordings(id)? {
+                    let escaped = serde_json::to_string(&text)?;
+                    let escaped = escaped.trim_matches('"').to_owned();
+                    l.conn.execute(
+                        "DELETE FROM answers WHERE instr(answer, ?1) > 0 OR instr(answer, ?2) > 0",
+                        params![text, escaped],
+                    )?;
+                }
                 l.conn
                     .execute("DELETE FROM fact_wordings WHERE fact_id = ?1", [id])?;
                 l.conn
@@ -1393,6 +1402,25 @@ mod tests {
         assert!(!stored.contains("hobby"));
         l.unpurge("Has a secret hobby.").unwrap();
         assert!(!l.is_purged("Has a secret hobby.").unwrap());
+    }
+
+    #[test]
+    fn a_purge_drops_the_kept_answers_that_hold_the_words() {
+        let mut l = ledger();
+        let said = "Sees \"Dr\" Smith on Tuesdays.";
+        let id = insert(&l, said, &src("/a.md", "2025-01-01"));
+        let key = |sha256| AnswerKey {
+            sha256,
+            prompt_hash: "p",
+            model: "m",
+        };
+        let holding = serde_json::json!({"facts": [{"text": said}]}).to_string();
+        l.keep_answer(&key("a"), &holding, "now").unwrap();
+        l.keep_answer(&key("b"), r#"{"facts": [{"text": "Likes tea."}]}"#, "now")
+            .unwrap();
+        l.purge(&[id]).unwrap();
+        assert_eq!(l.kept_answer(&key("a")).unwrap(), None);
+        assert!(l.kept_answer(&key("b")).unwrap().is_some());
     }
 
     #[test]
