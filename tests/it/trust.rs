@@ -773,3 +773,44 @@ fn saving_an_editor_copy_older_than_the_last_run_forgets_nothing_the_run_added()
     assert_eq!(report["edits"]["forgotten"], 1, "{report}");
     assert!(!env.memory().contains(gone));
 }
+
+/// `ledger rebuild` keeps the damaged ledger beside the new one; a purge afterwards left the
+/// words in that copy (and its log).
+#[test]
+fn purge_reaches_the_damaged_ledgers_a_rebuild_kept() {
+    let (env, _mock) = extracted();
+    let state = env.state_dir();
+    let damaged = state.join("ledger.sqlite3.damaged-20260101-000000");
+    let log = state.join("ledger.sqlite3.damaged-20260101-000000-wal");
+    // As a damaged ledger holds a fact: its words among the bytes of a page.
+    let page = |filler: u8| {
+        let mut bytes = vec![filler; 512];
+        bytes.extend_from_slice(DIRECT.as_bytes());
+        bytes.extend(vec![filler; 512]);
+        bytes
+    };
+    write_file(&damaged, &page(0));
+    write_file(&log, &page(7));
+
+    let out = env
+        .cmd()
+        .args(["memory", "forget", "--yes", "--purge", DIRECT])
+        .assert()
+        .code(0);
+
+    let said = String::from_utf8_lossy(&out.get_output().stdout).into_owned();
+    for file in [&damaged, &log] {
+        let bytes = read_bytes(file);
+        assert_eq!(bytes.len(), 512 * 2 + DIRECT.len(), "same size");
+        assert!(
+            !String::from_utf8_lossy(&bytes).contains(DIRECT),
+            "{}",
+            file.display()
+        );
+        assert!(said.contains(&file.display().to_string()), "{said}");
+    }
+    assert_eq!(
+        holding(&env.home(), "without hedging"),
+        Vec::<PathBuf>::new()
+    );
+}

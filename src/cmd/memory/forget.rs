@@ -155,8 +155,9 @@ pub fn run(cfg: &Resolved, args: &ForgetArgs) -> Result<u8> {
     let mut scrubbed = scrub_rendered(&engine, &texts)?;
     engine.store.purge(&all_ids)?;
     scrubbed.extend(scrub_backups(&engine, &texts)?);
+    scrubbed.extend(scrub_damaged_ledgers(&engine, &texts)?);
     print(&format!(
-        "erased: gone from {}, the ledger and {} backup file{}; memloop keeps only a one-way fingerprint of its words, so it stays forgotten (`memloop memory remember` lets it back in)\n",
+        "erased: gone from {}, the ledger and {} backup file{} (damaged ledgers included); memloop keeps only a one-way fingerprint of its words, so it stays forgotten (`memloop memory remember` lets it back in)\n",
         places(&chosen),
         scrubbed.len(),
         if scrubbed.len() == 1 { "" } else { "s" }
@@ -206,6 +207,48 @@ fn scrub_backups(engine: &Engine<'_>, texts: &[&str]) -> Result<Vec<PathBuf>> {
                     .with_context(|| format!("could not scrub backup {}", path.display()))?;
                 scrubbed.push(path);
             }
+        }
+    }
+    Ok(scrubbed)
+}
+
+/// Overwrites the words, byte for byte, in the damaged ledgers `ledger rebuild` kept
+/// beside the ledger (`ledger.sqlite3.damaged-*`, with their logs): a damaged file cannot
+/// be rewritten by SQLite, so each occurrence becomes as many `*`; returns the files it
+/// rewrote.
+fn scrub_damaged_ledgers(engine: &Engine<'_>, texts: &[&str]) -> Result<Vec<PathBuf>> {
+    let dir = &engine.cfg.paths.state_dir;
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return Ok(Vec::new());
+    };
+    let mut damaged: Vec<PathBuf> = entries
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| {
+            p.file_name()
+                .and_then(|n| n.to_str())
+                .is_some_and(|n| n.starts_with("ledger.sqlite3.damaged-"))
+        })
+        .collect();
+    damaged.sort();
+    let mut scrubbed = Vec::new();
+    for path in damaged {
+        let mut bytes = std::fs::read(&path)
+            .with_context(|| format!("could not read the damaged ledger {}", path.display()))?;
+        let mut found = false;
+        for text in texts.iter().filter(|t| !t.is_empty()) {
+            let needle = text.as_bytes();
+            let mut at = 0;
+            while let Some(i) = bytes[at..].windows(needle.len()).position(|w| w == needle) {
+                let start = at + i;
+                bytes[start..start + needle.len()].fill(b'*');
+                at = start + needle.len();
+                found = true;
+            }
+        }
+        if found {
+            fsutil::write_atomic(&path, &bytes)
+                .with_context(|| format!("could not scrub {}", path.display()))?;
+            scrubbed.push(path);
         }
     }
     Ok(scrubbed)
