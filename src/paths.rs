@@ -111,7 +111,11 @@ impl Paths {
         };
         Ok(Self {
             prompt_file: config_dir.join("extraction-prompt.md"),
-            app_prompt_file: config_dir.join(crate::prompt::MEMORY_LOOP_FILE),
+            // Memory Loop saves it under the home directory whatever `XDG_CONFIG_HOME` says
+            // (`USER_PROMPT_PATH` in its daemon/src/extraction/fact-extractor.ts, e70a27b).
+            app_prompt_file: home
+                .join(".config/memory-loop")
+                .join(crate::prompt::MEMORY_LOOP_FILE),
             config_file,
             config_explicit,
             state_dir,
@@ -140,6 +144,17 @@ pub fn memory_file(env: &Env, configured: &str) -> Result<PathBuf> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn memory_loops_prompt_is_under_the_home_directory_whatever_xdg_config_home_says() {
+        let env = Env::from_pairs([("HOME", "/h"), ("XDG_CONFIG_HOME", "/x")]);
+        let p = Paths::resolve(&env, None).unwrap();
+        assert_eq!(p.prompt_file, Path::new("/x/memory-loop/extraction-prompt.md"));
+        assert_eq!(
+            p.app_prompt_file,
+            Path::new("/h/.config/memory-loop/durable-facts.md")
+        );
+    }
 
     #[test]
     fn defaults_hang_from_home() {
