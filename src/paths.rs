@@ -149,7 +149,10 @@ mod tests {
     fn memory_loops_prompt_is_under_the_home_directory_whatever_xdg_config_home_says() {
         let env = Env::from_pairs([("HOME", "/h"), ("XDG_CONFIG_HOME", "/x")]);
         let p = Paths::resolve(&env, None).unwrap();
-        assert_eq!(p.prompt_file, Path::new("/x/memory-loop/extraction-prompt.md"));
+        assert_eq!(
+            p.prompt_file,
+            Path::new("/x/memory-loop/extraction-prompt.md")
+        );
         assert_eq!(
             p.app_prompt_file,
             Path::new("/h/.config/memory-loop/durable-facts.md")
