@@ -100,19 +100,23 @@ fn replace(
         }
         None => PathBuf::from("."),
     };
-    let existing_permissions = match fs::metadata(&target) {
-        Ok(meta) => Some(meta.permissions()),
+    let existing = match fs::metadata(&target) {
+        Ok(meta) => Some(meta),
         Err(e) if e.kind() == io::ErrorKind::NotFound => None,
         Err(e) => return Err(e),
     };
+    finish_in_place(&target)?;
 
     let (mut file, temp) = create_temp(&dir, &target)?;
     file.write_all(bytes)?;
-    if let Some(permissions) = existing_permissions {
-        file.set_permissions(permissions)?;
+    if let Some(meta) = &existing {
+        file.set_permissions(meta.permissions())?;
     }
     file.sync_all()?;
     drop(file);
+    if existing.as_ref().is_some_and(has_other_links) {
+        return write_in_place(temp, &target, &dir, bytes, expected.flatten());
+    }
     if let Some(expected) = expected {
         let replaced = swap_if_unchanged(&temp.path, &target, bytes, expected)?;
         if replaced == Replaced::Changed {
@@ -647,6 +651,81 @@ fn remove_temps_beside(target: &Path) -> usize {
     removed
 }
 
+/// Whether another name shares the file (a hard link: a `CLAUDE.md` shared by two vaults,
+/// a memory.md linked into a dotfiles directory). A rename would leave the other names on
+/// the old bytes, so such a file is written in place.
+fn has_other_links(meta: &fs::Metadata) -> bool {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        meta.nlink() > 1
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = meta;
+        false
+    }
+}
+
+/// The journal of an in-place write: the whole new text, beside the file, synced before
+/// the file is touched and removed once it is written.
+fn in_place_journal(target: &Path) -> PathBuf {
+    let name = target
+        .file_name()
+        .map_or_else(|| "memloop".into(), |n| n.to_string_lossy());
+    target.with_file_name(format!(".{name}.memloop-journal"))
+}
+
+/// Writes a file that has other names in place, keeping its inode: the new bytes (`temp`,
+/// complete and synced) become its journal, then the file is rewritten and synced, then
+/// the journal goes. A crash in between leaves the journal, which the next write or read
+/// of the file finishes first ([`finish_in_place`]).
+fn write_in_place(
+    temp: TempGuard,
+    target: &Path,
+    dir: &Path,
+    bytes: &[u8],
+    expected: Option<&[u8]>,
+) -> io::Result<Replaced> {
+    let current = fs::read(target)?;
+    if expected.is_some_and(|e| e != current.as_slice()) {
+        return Ok(Replaced::Changed);
+    }
+    let journal = in_place_journal(target);
+    fs::rename(&temp.path, &journal)?;
+    temp.disarm();
+    sync_dir(dir)?;
+    rewrite(target, bytes)?;
+    fs::remove_file(&journal)?;
+    sync_dir(dir)?;
+    Ok(Replaced::Done)
+}
+
+fn rewrite(target: &Path, bytes: &[u8]) -> io::Result<()> {
+    let mut file = OpenOptions::new().write(true).truncate(true).open(target)?;
+    file.write_all(bytes)?;
+    file.sync_all()
+}
+
+/// Finishes an in-place write a crash interrupted: the journal beside the file `path`
+/// names (through its symlinks) holds the whole text that was being written. Nothing to do when there is none.
+///
+/// # Errors
+///
+/// The journal or the file cannot be read or written.
+pub fn finish_in_place(path: &Path) -> io::Result<()> {
+    let target = resolve_symlinks(path).unwrap_or_else(|_| path.to_path_buf());
+    let journal = in_place_journal(&target);
+    match fs::read(&journal) {
+        Ok(bytes) => {
+            rewrite(&target, &bytes)?;
+            fs::remove_file(&journal)
+        }
+        Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(()),
+        Err(e) => Err(e),
+    }
+}
+
 /// Creates a hidden temp file next to `target` so the rename stays on one filesystem.
 fn create_temp(dir: &Path, target: &Path) -> io::Result<(File, TempGuard)> {
     let name = target
@@ -697,6 +776,49 @@ fn create_private_dir(dir: &Path) -> io::Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[cfg(unix)]
+    #[test]
+    fn a_hard_linked_file_is_written_in_place_and_every_name_sees_it() {
+        use std::os::unix::fs::MetadataExt;
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("memory.md");
+        let other = dir.path().join("dotfiles-memory.md");
+        fs::write(&path, "old").unwrap();
+        fs::hard_link(&path, &other).unwrap();
+        let inode = fs::metadata(&path).unwrap().ino();
+
+        assert_eq!(
+            replace_if_unchanged(&path, b"mine", Some(b"not what is there")).unwrap(),
+            Replaced::Changed
+        );
+        assert_eq!(fs::read(&other).unwrap(), b"old");
+        assert_eq!(
+            replace_if_unchanged(&path, b"new text", Some(b"old")).unwrap(),
+            Replaced::Done
+        );
+        assert_eq!(fs::read(&other).unwrap(), b"new text");
+        assert_eq!(fs::metadata(&path).unwrap().ino(), inode);
+        assert_eq!(
+            entries(dir.path()),
+            ["dotfiles-memory.md", "memory.md"],
+            "no journal left"
+        );
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn an_in_place_write_a_crash_cut_short_is_finished_from_its_journal() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("memory.md");
+        fs::write(&path, "half wri").unwrap();
+        fs::write(in_place_journal(&path), "half written no more").unwrap();
+        finish_in_place(&path).unwrap();
+        assert_eq!(fs::read(&path).unwrap(), b"half written no more");
+        assert_eq!(entries(dir.path()), ["memory.md"]);
+        finish_in_place(&path).unwrap();
+        assert_eq!(fs::read(&path).unwrap(), b"half written no more");
+    }
 
     #[test]
     fn a_file_changed_since_it_was_read_is_not_replaced() {

@@ -642,6 +642,11 @@ impl Writer {
         if let Some(bytes) = self.overlay.get(path) {
             return Ok(Some(bytes.clone()));
         }
+        if !self.dry_run {
+            // A hard-linked file whose in-place write a crash cut short is finished first.
+            fsutil::finish_in_place(path)
+                .with_context(|| format!("could not finish writing {}", path.display()))?;
+        }
         let read = match within {
             Some(root) => fsutil::read_within(root, path),
             None => fsutil::read_regular_file(path),

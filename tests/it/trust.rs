@@ -814,3 +814,34 @@ fn purge_reaches_the_damaged_ledgers_a_rebuild_kept() {
         Vec::<PathBuf>::new()
     );
 }
+
+/// memory.md hard-linked into a dotfiles directory (issue 19 point 5): a write by rename
+/// made the two names two files at the first run, silently. It is written in place.
+#[cfg(unix)]
+#[test]
+fn a_hard_linked_memory_md_stays_one_file() {
+    let env = TestEnv::with_fixtures();
+    let mock = Mock::start();
+    let memory = env.memory_path();
+    fs::create_dir_all(memory.parent().unwrap()).unwrap();
+    write_file(&memory, b"# Memory\n\n## Identity\n\n- Likes tea.\n");
+    let dotfiles = env.root().join("dotfiles");
+    fs::create_dir_all(&dotfiles).unwrap();
+    let linked = dotfiles.join("memory.md");
+    fs::hard_link(&memory, &linked).unwrap();
+
+    env.extract(&mock, &[], 0);
+    env.cmd()
+        .args(["memory", "remember", "Keeps bees."])
+        .assert()
+        .code(0);
+
+    let (here, there) = (read(&memory), read(&linked));
+    assert_eq!(here, there, "one file under two names");
+    assert!(here.contains(DIRECT) && here.contains("Keeps bees.") && here.contains("Likes tea."));
+    let left: Vec<PathBuf> = files_under(memory.parent().unwrap())
+        .into_iter()
+        .filter(|p| p.to_string_lossy().contains("memloop-journal"))
+        .collect();
+    assert_eq!(left, Vec::<PathBuf>::new(), "no journal left");
+}
