@@ -669,3 +669,24 @@ fn an_enabled_unit_that_is_not_active_will_not_fire_and_is_an_error() {
     let service = line(&text, "memloop-extract.timer");
     assert!(service.contains("enabled but not active"), "{text}");
 }
+
+#[test]
+fn a_vault_whose_inbox_does_not_exist_is_a_warning_naming_inbox_path() {
+    let env = TestEnv::new();
+    let vault = env.create_vault("solo");
+    // Read as Memory Loop reads it: inside the vault, `solo/home/u/chats-inbox/chats`.
+    std::fs::write(
+        vault.join(".memory-loop.json"),
+        r#"{"inboxPath": "/home/u/chats-inbox"}"#,
+    )
+    .unwrap();
+
+    let (_, text) = doctor(&env, &[], &["--offline"]);
+
+    let vault_line = line(&text, "vault solo:");
+    assert!(
+        vault_line.contains("0 transcripts") && vault_line.contains("does not exist"),
+        "{text}"
+    );
+    assert!(text.contains("check inboxPath"), "{text}");
+}

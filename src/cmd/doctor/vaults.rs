@@ -175,6 +175,13 @@ fn vault_line(v: &Vault, counts: &VaultCounts, problems: &[&scan::Problem]) -> C
             ),
         )
         .fix("a run reports them as failed and goes on; `memloop status` lists them"),
+        None if counts.found == 0 && !chats.is_dir() => Check::warn(
+            "vault",
+            format!("{text}; that directory does not exist"),
+        )
+        .fix(
+            "nothing if no chat was saved there yet; else check inboxPath in the vault's .memory-loop.json: Memory Loop writes chats to {contentRoot}/{inboxPath}/chats, inside the vault even when inboxPath starts with /",
+        ),
         None if counts.still_failing > 0 => Check::warn(
             "vault",
             format!(
