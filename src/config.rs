@@ -189,11 +189,16 @@ impl Config {
     pub fn from_toml(text: &str, path: &Path) -> Result<Self, ConfigError> {
         toml::from_str(text).map_err(|e| {
             let (line, column) = e.span().map_or((1, 1), |span| line_col(text, span.start));
+            let message = e.message().trim().replace("unknown field", "unknown key");
+            let message = match e.span().and_then(|span| key_at(text, span.start)) {
+                Some(key) if !message.contains("unknown key") => format!("{key}: {message}"),
+                _ => message,
+            };
             ConfigError::Parse {
                 path: path.to_path_buf(),
                 line,
                 column,
-                message: e.message().trim().replace("unknown field", "unknown key"),
+                message,
             }
         })
     }
@@ -212,6 +217,27 @@ impl Config {
             }),
         }
     }
+}
+
+/// The key whose value starts at `offset`, with its table (`[schedule] catch_up_hours`),
+/// when the value is on a `key = value` line.
+fn key_at(text: &str, offset: usize) -> Option<String> {
+    let offset = offset.min(text.len());
+    let line_start = text[..offset].rfind('\n').map_or(0, |i| i + 1);
+    let (key, _) = text[line_start..offset].split_once('=')?;
+    let key = key.trim();
+    if key.is_empty() || key.starts_with('#') {
+        return None;
+    }
+    let table = text[..line_start]
+        .lines()
+        .rev()
+        .map(str::trim)
+        .find(|l| l.starts_with('['));
+    Some(match table {
+        Some(table) => format!("{} {key}", table.split('#').next().unwrap_or(table).trim()),
+        None => key.to_owned(),
+    })
 }
 
 fn line_col(text: &str, offset: usize) -> (usize, usize) {
@@ -484,6 +510,20 @@ mod tests {
         assert!(c.memory.review);
         assert!(!c.insights.enabled);
         assert_eq!(c.llm.concurrency, 4, "unset keys keep their defaults");
+    }
+
+    #[test]
+    fn a_value_of_the_wrong_type_names_its_key() {
+        let err = parse("[schedule]\ncatch_up_hours = \"x\"\n")
+            .unwrap_err()
+            .to_string();
+        assert!(err.starts_with("/c/config.toml:2:"), "{err}");
+        assert!(
+            err.contains("[schedule] catch_up_hours: invalid type"),
+            "{err}"
+        );
+        let err = parse("settle_minutes = -3\n").unwrap_err().to_string();
+        assert!(err.contains("settle_minutes: "), "{err}");
     }
 
     #[test]
