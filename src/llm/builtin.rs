@@ -147,6 +147,28 @@ impl Slot {
     }
 }
 
+/// The prompt's category for a fact stated in the third person, by its first words
+/// ("Prefers …" is a preference, "Wants to …" a goal, "Usually …" a pattern), when they
+/// say; `None` when they do not (the caller's default then holds).
+#[must_use]
+pub fn category_of(fact: &str, categories: &[String]) -> Option<String> {
+    let first = fact
+        .split_whitespace()
+        .next()?
+        .trim_matches(|c: char| !c.is_alphanumeric())
+        .to_lowercase();
+    let slot = match first.as_str() {
+        "prefers" | "likes" | "loves" | "enjoys" | "dislikes" | "hates" | "favours" | "favors"
+        | "avoids" | "uses" | "prefer" => Slot::Preferences,
+        "wants" | "plans" | "aims" | "hopes" | "intends" | "aspires" => Slot::Goals,
+        "usually" | "always" | "often" | "tends" | "never" | "typically" | "habitually" => {
+            Slot::Patterns
+        }
+        _ => return None,
+    };
+    Some(category(slot, categories))
+}
+
 /// The prompt's name for `slot`: its own spelling of the closest category, else its first.
 fn category(slot: Slot, categories: &[String]) -> String {
     let Some(first) = categories.first() else {

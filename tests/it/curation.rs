@@ -476,6 +476,31 @@ fn remember_writes_the_users_fact_into_the_first_category_at_once() {
 }
 
 #[test]
+fn remember_files_a_fact_whose_first_words_say_its_category_there() {
+    let (env, _mock) = extracted();
+    for (fact, category) in [
+        ("Prefers tabs over spaces in Go code.", "Preferences"),
+        ("Wants to learn Japanese this year.", "Goals"),
+        ("Usually reviews pull requests after lunch.", "Patterns"),
+    ] {
+        let (out, _) = run(&env, &["memory", "remember", fact], 0);
+        assert!(
+            out.starts_with(&format!("remembered: {fact}  [{category}, memory.md]")),
+            "{out}"
+        );
+        assert!(section(&env.memory(), category).contains(&fact.to_owned()));
+    }
+    // Asked for, a category wins over the words.
+    let asked = "Prefers to be called Sam.";
+    let (out, _) = run(
+        &env,
+        &["memory", "remember", asked, "--category", "Identity"],
+        0,
+    );
+    assert!(out.contains("[Identity, memory.md]"), "{out}");
+}
+
+#[test]
 fn remember_with_a_category_and_a_vault_writes_into_that_vaults_insights() {
     let (env, _mock) = extracted();
     let make = "Lanternfish builds its release binaries in CI only.";

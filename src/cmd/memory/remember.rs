@@ -54,6 +54,14 @@ pub fn run(cfg: &Resolved, args: &RememberArgs) -> Result<u8> {
         args.category.as_deref(),
         target != Target::Memory,
     )?;
+    // With no category asked for, a global fact's first words may say it ("Prefers …").
+    let category = match (&args.category, target) {
+        (None, Target::Memory) => {
+            crate::llm::builtin::category_of(&args.text, &engine.prompt.categories)
+                .unwrap_or(category)
+        }
+        _ => category,
+    };
     let vault = match target {
         Target::Vault(i) => Some(engine.vaults[i].name.clone()),
         Target::Memory => None,
@@ -121,7 +129,8 @@ pub fn run(cfg: &Resolved, args: &RememberArgs) -> Result<u8> {
 }
 
 /// The prompt's spelling of the category asked for (case-insensitive), or the default:
-/// the first category, or for a vault fact Project Context when the prompt has it.
+/// the first category, or for a vault fact Project Context when the prompt has it. (With
+/// none asked for, `run` first lets a global fact's first words choose.)
 fn category(categories: &[String], asked: Option<&str>, vault: bool) -> Result<String> {
     let Some(asked) = asked else {
         let fallback = vault

@@ -770,3 +770,24 @@ proptest! {
         prop_assert!(evidence_is_in_the_turns(&[turn.as_str()]).is_ok(), "{turn:?}");
     }
 }
+
+#[test]
+fn a_facts_first_words_choose_its_category_in_the_prompts_spelling() {
+    let cats: Vec<String> = ["About Me", "Likes", "Plans", "Habits"]
+        .map(String::from)
+        .to_vec();
+    assert_eq!(
+        category_of("Prefers tabs over spaces.", &cats).as_deref(),
+        Some("Likes")
+    );
+    assert_eq!(
+        category_of("Wants to learn Go.", &cats).as_deref(),
+        Some("Plans")
+    );
+    assert_eq!(
+        category_of("Usually codes at night.", &cats).as_deref(),
+        Some("Habits")
+    );
+    assert_eq!(category_of("Lives in Lisbon.", &cats), None);
+    assert_eq!(category_of("", &cats), None);
+}
