@@ -1106,6 +1106,13 @@ fn transcript_turns(
     if decoded.nuls > 0 {
         tracing::info!(transcript = %path, "removed {} NUL characters", decoded.nuls);
     }
+    if decoded.replaced > 0 {
+        tracing::info!(
+            transcript = %path,
+            "read with {} invalid UTF-8 sequence(s) replaced by U+FFFD",
+            decoded.replaced
+        );
+    }
     let mut t = transcript::parse(&decoded.text);
     if let Some(record) = session_record(root, t.meta.session_id.as_deref(), &job.file.path) {
         record.confirm(&mut t.turns);

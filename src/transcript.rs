@@ -43,7 +43,14 @@ pub struct Decoded<'a> {
     pub text: Cow<'a, str>,
     /// How many NUL characters were removed: Memory Loop writes a message's `\u0000` as is.
     pub nuls: usize,
+    /// How many invalid UTF-8 sequences were read as U+FFFD (a byte damaged on disk or in a
+    /// copy); too many of them make the file not UTF-8 (see [`decode`]).
+    pub replaced: usize,
 }
+
+/// Up to one invalid UTF-8 sequence per this many bytes is damage in a UTF-8 file, read
+/// with U+FFFD in its place; more (any in a shorter file) is another encoding.
+const BYTES_PER_REPLACEMENT: usize = 4096;
 
 impl Decoded<'_> {
     /// Nothing but whitespace (or nothing at all): Memory Loop leaves such files behind,
@@ -66,6 +73,8 @@ impl Decoded<'_> {
 /// # Errors
 ///
 /// [`DecodeError::Binary`] or [`DecodeError::NotUtf8`] (at the first invalid byte).
+/// A few invalid sequences in a long UTF-8 file are damage, not another encoding: they are
+/// read as U+FFFD and counted (`replaced`), so one bad byte does not lose a whole chat.
 pub fn decode(bytes: &[u8]) -> Result<Decoded<'_>, DecodeError> {
     let (bom_len, body) = match bytes.strip_prefix(b"\xEF\xBB\xBF") {
         Some(rest) => (3, rest),
@@ -76,8 +85,19 @@ pub fn decode(bytes: &[u8]) -> Result<Decoded<'_>, DecodeError> {
         Ok(text) => text,
         Err(_) if nuls > 0 => return Err(DecodeError::Binary),
         Err(e) => {
-            return Err(DecodeError::NotUtf8 {
-                offset: bom_len + e.valid_up_to(),
+            let replaced = body
+                .utf8_chunks()
+                .filter(|c| !c.invalid().is_empty())
+                .count();
+            if replaced > body.len() / BYTES_PER_REPLACEMENT {
+                return Err(DecodeError::NotUtf8 {
+                    offset: bom_len + e.valid_up_to(),
+                });
+            }
+            return Ok(Decoded {
+                text: String::from_utf8_lossy(body),
+                nuls,
+                replaced,
             });
         }
     };
@@ -85,6 +105,7 @@ pub fn decode(bytes: &[u8]) -> Result<Decoded<'_>, DecodeError> {
         return Ok(Decoded {
             text: Cow::Borrowed(text),
             nuls,
+            replaced: 0,
         });
     }
     let clean: String = text.chars().filter(|c| *c != '\0').collect();
@@ -95,6 +116,7 @@ pub fn decode(bytes: &[u8]) -> Result<Decoded<'_>, DecodeError> {
     Ok(Decoded {
         text: Cow::Owned(clean),
         nuls,
+        replaced: 0,
     })
 }
 

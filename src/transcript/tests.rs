@@ -82,9 +82,18 @@ fn decode_cases() {
         (b"h\0e\0l\0l\0o\0", Err(DecodeError::Binary)),
         (b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR", Err(DecodeError::Binary)),
         (b"\xFF\xFEh\0i\0", Err(DecodeError::Binary)),
+        // In a file shorter than 4 KiB, any invalid byte is another encoding.
         (b"abc\xFFdef", Err(DecodeError::NotUtf8 { offset: 3 })),
         (
             b"\xEF\xBB\xBFab\xC3",
+            Err(DecodeError::NotUtf8 { offset: 5 }),
+        ),
+        (
+            b"caf\xE9 cr\xE8me br\xFBl\xE9e",
+            Err(DecodeError::NotUtf8 { offset: 3 }),
+        ),
+        (
+            b"\xEF\xBB\xBFna\xEFve caf\xE9",
             Err(DecodeError::NotUtf8 { offset: 5 }),
         ),
     ];
@@ -93,6 +102,25 @@ fn decode_cases() {
         let want = want.clone().map(|(t, n, b)| (t.to_owned(), n, b));
         assert_eq!(got, want, "input {bytes:?}");
     }
+}
+
+#[test]
+fn a_long_utf8_file_with_a_few_damaged_bytes_is_read_and_they_are_counted() {
+    let mut bytes = "## [09:00] User\n\nI keep bees.\n"
+        .repeat(2000)
+        .into_bytes();
+    for at in [100, 30_000, 50_000] {
+        bytes[at] = 0xFF;
+    }
+    let decoded = decode(&bytes).unwrap();
+    assert_eq!(decoded.replaced, 3);
+    assert_eq!(decoded.text.matches('\u{FFFD}').count(), 3);
+    // One bad sequence per 4 KiB or fewer is damage; more is another encoding.
+    let latin1: Vec<u8> = "caf\u{e9} ".repeat(2000).chars().map(|c| c as u8).collect();
+    assert!(matches!(
+        decode(&latin1),
+        Err(DecodeError::NotUtf8 { offset: 3 })
+    ));
 }
 
 #[test]

@@ -104,3 +104,35 @@ fn unreadable_transcripts_fail_once_and_are_skipped_until_they_change() {
     let report = env.extract(&mock, &["--force"], 1);
     assert_eq!(report["transcripts"]["failed"], 1, "{report}");
 }
+
+/// A long chat with one byte damaged (on disk, in a copy) is read with U+FFFD in its
+/// place, and `-v` says so; only text in another encoding fails (see above).
+#[test]
+fn a_long_transcript_with_one_damaged_byte_is_read_and_says_so() {
+    let env = TestEnv::new();
+    env.create_vault("solo");
+    let mut bytes = b"---\ndate: 2025-06-15\n---\n\n## [10:00] User\n\nremember: Goals | global | Runs a marathon in October.\n\n".to_vec();
+    bytes.extend(
+        "## [10:01] Assistant\n\nNoted, a long answer follows.\n\n"
+            .repeat(200)
+            .bytes(),
+    );
+    let damaged = bytes.len() - 10;
+    bytes[damaged] = 0xFF;
+    env.add_transcript_bytes("solo", "2025-06-15-1000-long.md", &bytes);
+    let mock = Mock::start();
+
+    let out = env
+        .cmd()
+        .envs(anthropic(&mock))
+        .args(["extract", "-v"])
+        .assert()
+        .code(0);
+
+    let stderr = String::from_utf8_lossy(&out.get_output().stderr);
+    assert!(
+        stderr.contains("1 invalid UTF-8 sequence(s) replaced"),
+        "{stderr}"
+    );
+    assert!(bullets(&env.memory()).contains(&"Runs a marathon in October.".to_owned()));
+}
