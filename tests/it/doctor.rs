@@ -690,3 +690,20 @@ fn a_vault_whose_inbox_does_not_exist_is_a_warning_naming_inbox_path() {
     );
     assert!(text.contains("check inboxPath"), "{text}");
 }
+
+#[cfg(unix)]
+#[test]
+fn a_hard_linked_memory_md_is_said_to_be_written_in_place() {
+    let env = TestEnv::with_fixtures();
+    let memory = env.memory_path();
+    std::fs::create_dir_all(memory.parent().unwrap()).unwrap();
+    std::fs::write(&memory, "# Memory\n").unwrap();
+    std::fs::hard_link(&memory, env.root().join("dotfiles-memory.md")).unwrap();
+
+    let (_, text) = doctor(&env, &[], &["--offline"]);
+
+    assert!(
+        line(&text, "memory file").contains("2 names (hard links), so memloop writes it in place"),
+        "{text}"
+    );
+}

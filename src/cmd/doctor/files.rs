@@ -32,6 +32,20 @@ pub(super) fn prompt(prompt: &Result<Prompt>) -> Check {
     }
 }
 
+/// How many names (hard links) the file at `path` has; 1 when that cannot be read.
+fn links(path: &Path) -> u64 {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        std::fs::metadata(path).map_or(1, |m| m.nlink())
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = path;
+        1
+    }
+}
+
 /// The memory file's lines: where it is and whether a run can write it, then what Claude
 /// Code would make of it.
 pub(super) fn memory(cfg: &Resolved) -> Vec<Check> {
@@ -70,11 +84,17 @@ pub(super) fn memory(cfg: &Resolved) -> Vec<Check> {
         }
     };
     let mut out = Vec::new();
-    let line = format!(
+    let mut line = format!(
         "memory file {} ({} of {max} bytes)",
         path.display(),
         text.len()
     );
+    let names = links(&target);
+    if names > 1 {
+        line.push_str(&format!(
+            "; it has {names} names (hard links), so memloop writes it in place and every name sees the same file"
+        ));
+    }
     out.push(if text.len() > max {
         Check::warn("memory", line).fix(
             "the next run archives the least reinforced facts to fit; raise [memory] max_bytes to keep more",
