@@ -708,7 +708,9 @@ fn rewrite(target: &Path, bytes: &[u8]) -> io::Result<()> {
 }
 
 /// Finishes an in-place write a crash interrupted: the journal beside the file `path`
-/// names (through its symlinks) holds the whole text that was being written. Nothing to do when there is none.
+/// names (through its symlinks) holds the whole text that was being written. The file is
+/// rewritten from it only when it holds a start of that text (cut short); otherwise it
+/// holds the old text or a save made since, which stays. Nothing to do when there is none.
 ///
 /// # Errors
 ///
@@ -718,7 +720,11 @@ pub fn finish_in_place(path: &Path) -> io::Result<()> {
     let journal = in_place_journal(&target);
     match fs::read(&journal) {
         Ok(bytes) => {
-            rewrite(&target, &bytes)?;
+            // Only as the crash left it (a start of the new text): a file that holds
+            // anything else is the old text, kept whole, or a save of the user's.
+            if fs::read(&target).is_ok_and(|now| bytes.starts_with(&now)) {
+                rewrite(&target, &bytes)?;
+            }
             fs::remove_file(&journal)
         }
         Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(()),
@@ -818,6 +824,14 @@ mod tests {
         assert_eq!(entries(dir.path()), ["memory.md"]);
         finish_in_place(&path).unwrap();
         assert_eq!(fs::read(&path).unwrap(), b"half written no more");
+        // The old text (the crash came before the rewrite) or a save since: it stays.
+        for kept in ["the old text", "the user's save"] {
+            fs::write(&path, kept).unwrap();
+            fs::write(in_place_journal(&path), "the new text").unwrap();
+            finish_in_place(&path).unwrap();
+            assert_eq!(fs::read(&path).unwrap(), kept.as_bytes());
+            assert_eq!(entries(dir.path()), ["memory.md"]);
+        }
     }
 
     #[test]
