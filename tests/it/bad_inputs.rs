@@ -321,7 +321,7 @@ fn an_unusable_claude_md_fails_once(
     assert_eq!(first.status.code(), Some(1), "{report}");
     assert_eq!(
         failed_paths(&report, "failures"),
-        [path.clone()],
+        std::slice::from_ref(&path),
         "{report}"
     );
 
@@ -330,7 +330,7 @@ fn an_unusable_claude_md_fails_once(
     assert_eq!(second.status.code(), Some(0), "{report}");
     assert_eq!(
         failed_paths(&report, "still_failing"),
-        [path.clone()],
+        std::slice::from_ref(&path),
         "{report}"
     );
     let quiet = run(&env, &mock, &["extract", "-q"]);
