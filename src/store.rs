@@ -186,7 +186,19 @@ impl Store {
                 };
                 let matched = match index.find(&text, scope, vault) {
                     Some(id) if same(id)? => Some(id),
-                    _ => None,
+                    // A bullet that left the file in this same edit with a word or two
+                    // changed is the one the user reworded ("without hedging" to "without
+                    // waffling"): it keeps its sources and history.
+                    _ => {
+                        let mut found = None;
+                        for &id in gone.iter().filter(|id| !reworded.contains(id)) {
+                            if l.fact(id)?.is_some_and(|f| a_word_changed(&f.text, &text)) {
+                                found = Some(id);
+                                break;
+                            }
+                        }
+                        found
+                    }
                 };
                 match matched {
                     Some(id) => {
@@ -526,6 +538,22 @@ impl Store {
             Ok(Remembered::New(id))
         })
     }
+}
+
+/// Whether `b` is `a` with a word or two changed: at most two words each side that the
+/// other lacks, and at least three they share (a short bullet whose main word changed,
+/// "Uses Vim." to "Uses Emacs.", is another fact).
+fn a_word_changed(a: &str, b: &str) -> bool {
+    let words = |s: &str| -> std::collections::HashSet<String> {
+        s.split(|c: char| !c.is_alphanumeric())
+            .filter(|w| !w.is_empty())
+            .map(str::to_lowercase)
+            .collect()
+    };
+    let (a, b) = (words(a), words(b));
+    a.intersection(&b).count() >= 3
+        && a.difference(&b).count() <= 2
+        && b.difference(&a).count() <= 2
 }
 
 /// The transcript name hand-edited facts are sourced to.

@@ -555,6 +555,35 @@ fn a_pending_replacement_said_twice_does_not_remove_the_fact_before_review() {
 /// deleted from the file" event) before it sees that an added bullet is the same fact
 /// reworded: a user who only reworded one bullet is told "1 forgotten, 1 changed" by
 /// `extract` (and `memory edit` says the same), and `memory why` shows the fact as deleted.
+/// Changing one word of a bullet ("hedging" to "waffling") is a rewording too, though the
+/// new words read as another fact to deduplication: it read as "1 forgotten, 1 added" and
+/// the fact lost its sources and history.
+#[test]
+fn changing_one_word_of_a_bullet_keeps_the_facts_history() {
+    let (env, mock) = extracted();
+    let changed = "Prefers direct answers without waffling.";
+    hand_edit(&env, DIRECT, changed);
+
+    let report = env.extract(&mock, &[], 0);
+
+    assert_eq!(
+        (
+            report["edits"]["changed"].as_u64(),
+            report["edits"]["forgotten"].as_u64()
+        ),
+        (Some(1), Some(0)),
+        "{}",
+        report["edits"]
+    );
+    let out = env.cmd().args(["memory", "why", changed]).assert().code(0);
+    let why = String::from_utf8_lossy(&out.get_output().stdout).into_owned();
+    assert!(
+        why.contains("changed in the file") && why.contains(".md"),
+        "{why}"
+    );
+    assert!(!why.contains("deleted from the file"), "{why}");
+}
+
 #[test]
 fn rewording_a_bullet_is_reported_as_changed_not_forgotten() {
     let (env, mock) = extracted();
