@@ -116,14 +116,17 @@ pub fn diff_since_loaded(
     }
 }
 
+/// A bullet's words, lower-cased, as rewordings are told by.
+#[must_use]
+pub fn words(s: &str) -> HashSet<String> {
+    s.split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .map(str::to_lowercase)
+        .collect()
+}
+
 /// Whether two bullets (cleaned) share most of their words: one reworded into the other.
 fn reworded(a: &str, b: &str) -> bool {
-    let words = |s: &str| -> HashSet<String> {
-        s.split(|c: char| !c.is_alphanumeric())
-            .filter(|w| !w.is_empty())
-            .map(str::to_lowercase)
-            .collect()
-    };
     let (a, b) = (words(a), words(b));
     let shared = a.intersection(&b).count();
     shared * 2 >= a.len().min(b.len()).max(1)

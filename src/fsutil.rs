@@ -655,15 +655,21 @@ fn remove_temps_beside(target: &Path) -> usize {
 /// a memory.md linked into a dotfiles directory). A rename would leave the other names on
 /// the old bytes, so such a file is written in place.
 fn has_other_links(meta: &fs::Metadata) -> bool {
+    names(meta) > 1
+}
+
+/// How many names (hard links) a file has; 1 where the platform does not say.
+#[must_use]
+pub fn names(meta: &fs::Metadata) -> u64 {
     #[cfg(unix)]
     {
         use std::os::unix::fs::MetadataExt;
-        meta.nlink() > 1
+        meta.nlink()
     }
     #[cfg(not(unix))]
     {
         let _ = meta;
-        false
+        1
     }
 }
 

@@ -544,13 +544,7 @@ impl Store {
 /// other lacks, and at least three they share (a short bullet whose main word changed,
 /// "Uses Vim." to "Uses Emacs.", is another fact).
 fn a_word_changed(a: &str, b: &str) -> bool {
-    let words = |s: &str| -> std::collections::HashSet<String> {
-        s.split(|c: char| !c.is_alphanumeric())
-            .filter(|w| !w.is_empty())
-            .map(str::to_lowercase)
-            .collect()
-    };
-    let (a, b) = (words(a), words(b));
+    let (a, b) = (crate::edits::words(a), crate::edits::words(b));
     a.intersection(&b).count() >= 3
         && a.difference(&b).count() <= 2
         && b.difference(&a).count() <= 2

@@ -34,16 +34,7 @@ pub(super) fn prompt(prompt: &Result<Prompt>) -> Check {
 
 /// How many names (hard links) the file at `path` has; 1 when that cannot be read.
 fn links(path: &Path) -> u64 {
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::MetadataExt;
-        std::fs::metadata(path).map_or(1, |m| m.nlink())
-    }
-    #[cfg(not(unix))]
-    {
-        let _ = path;
-        1
-    }
+    std::fs::metadata(path).map_or(1, |m| crate::fsutil::names(&m))
 }
 
 /// The memory file's lines: where it is and whether a run can write it, then what Claude
