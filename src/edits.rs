@@ -125,6 +125,16 @@ pub fn words(s: &str) -> HashSet<String> {
         .collect()
 }
 
+/// Whether two bullets are one fact with a word or two changed: three or more words
+/// shared, at most two differing on each side.
+#[must_use]
+pub fn a_word_changed(a: &str, b: &str) -> bool {
+    let (a, b) = (words(a), words(b));
+    a.intersection(&b).count() >= 3
+        && a.difference(&b).count() <= 2
+        && b.difference(&a).count() <= 2
+}
+
 /// Whether two bullets (cleaned) share most of their words: one reworded into the other.
 fn reworded(a: &str, b: &str) -> bool {
     let (a, b) = (words(a), words(b));

@@ -192,7 +192,9 @@ impl Store {
                     _ => {
                         let mut found = None;
                         for &id in gone.iter().filter(|id| !reworded.contains(id)) {
-                            if l.fact(id)?.is_some_and(|f| a_word_changed(&f.text, &text)) {
+                            if l.fact(id)?
+                                .is_some_and(|f| crate::edits::a_word_changed(&f.text, &text))
+                            {
                                 found = Some(id);
                                 break;
                             }
@@ -543,13 +545,6 @@ impl Store {
 /// Whether `b` is `a` with a word or two changed: at most two words each side that the
 /// other lacks, and at least three they share (a short bullet whose main word changed,
 /// "Uses Vim." to "Uses Emacs.", is another fact).
-fn a_word_changed(a: &str, b: &str) -> bool {
-    let (a, b) = (crate::edits::words(a), crate::edits::words(b));
-    a.intersection(&b).count() >= 3
-        && a.difference(&b).count() <= 2
-        && b.difference(&a).count() <= 2
-}
-
 /// The transcript name hand-edited facts are sourced to.
 pub const HAND_EDIT: &str = "(edited by hand)";
 /// The transcript name facts read back by `memloop ledger rebuild` are sourced to.
