@@ -421,6 +421,51 @@ fn purge_scrubs_earlier_wordings_of_the_fact_from_backups() {
     assert_eq!(holding(&env.state_dir(), "Smith"), Vec::<PathBuf>::new());
 }
 
+/// A ledger rebuilt after the person reworded a fact no longer knows the first wording;
+/// `memory.md.before-memloop` and the damaged ledger still held it after a purge (issue 19
+/// point 3). The purge finds it there as the same fact with a word changed.
+#[test]
+fn purge_after_a_rebuild_scrubs_the_wording_the_fact_had_before_it_was_reworded() {
+    let env = TestEnv::with_fixtures();
+    write_file(
+        &env.memory_path(),
+        b"# Memory\n\n## Identity\n\n- Uses Vim at work every single day.\n- Likes green tea.\n",
+    );
+    env.cmd()
+        .args(["memory", "remember", "Likes coffee."])
+        .assert()
+        .code(0);
+    hand_edit(&env, "Uses Vim at work", "Uses Neovim at work");
+    env.cmd()
+        .args(["memory", "remember", "Likes jazz."])
+        .assert()
+        .code(0);
+    let ledger = env.state_dir().join("ledger.sqlite3");
+    for log in ["-wal", "-shm"] {
+        let _ = fs::remove_file(env.state_dir().join(format!("ledger.sqlite3{log}")));
+    }
+    let mut bytes = read_bytes(&ledger);
+    bytes[100..140].fill(b'!');
+    write_file(&ledger, &bytes);
+    env.cmd().args(["ledger", "rebuild"]).assert().code(0);
+
+    env.cmd()
+        .args(["memory", "forget", "--yes", "--purge", "Neovim"])
+        .assert()
+        .code(0);
+
+    assert_eq!(holding(&env.home(), "Vim at work"), Vec::<PathBuf>::new());
+    assert_eq!(
+        holding(&env.state_dir(), "Vim at work"),
+        Vec::<PathBuf>::new()
+    );
+    // Another fact that shares words with it stays in the backup.
+    let backup = env
+        .root()
+        .join("home/.claude/rules/memory.md.before-memloop");
+    assert!(String::from_utf8_lossy(&read_bytes(&backup)).contains("Likes green tea."));
+}
+
 /// With `[insights] enabled = false`, sync skips vault targets: forget --purge says "gone
 /// from vault alpha, the ledger" (exit 0), yet CLAUDE.md still shows it and the ledger's
 /// `rendered` row still holds it.

@@ -149,6 +149,9 @@ pub fn run(cfg: &Resolved, args: &ForgetArgs) -> Result<u8> {
     for &id in &all_ids {
         wordings.extend(engine.store.ledger.wordings(id)?);
     }
+    // And the wording a backup holds of one of them with a word or two changed: a rebuilt
+    // ledger no longer knows what the fact said before the person reworded it.
+    wordings.extend(earlier_wordings(&engine, &wordings)?);
     let texts: Vec<&str> = wordings.iter().map(String::as_str).collect();
     // Files this command did not rewrite (insights turned off since, a vault named only by
     // `extract --vault`) may still hold the words, and so may memloop's record of them.
@@ -175,10 +178,42 @@ fn places(facts: &[Fact]) -> String {
     places.join(" and ")
 }
 
-/// Removes the lines holding any of `texts` from every backup beside memory.md and each
-/// vault's CLAUDE.md, and from the copies a `memory edit` kept in the state directory;
-/// returns the files it rewrote.
-fn scrub_backups(engine: &Engine<'_>, texts: &[&str]) -> Result<Vec<PathBuf>> {
+/// The bullets of the backups ([`backups`]) that say one of `wordings` with a word or two
+/// changed ([`crate::edits::a_word_changed`]), and are no fact memloop still keeps.
+fn earlier_wordings(engine: &Engine<'_>, wordings: &[String]) -> Result<Vec<String>> {
+    let kept: std::collections::HashSet<String> = engine
+        .store
+        .facts(&[Status::Active, Status::Archived, Status::Pending])?
+        .iter()
+        .map(|f| normalize(&f.text))
+        .chain(wordings.iter().map(|w| normalize(w)))
+        .collect();
+    let mut found = Vec::new();
+    for path in backups(engine) {
+        let Ok(bytes) = std::fs::read(&path) else {
+            continue;
+        };
+        let text = String::from_utf8_lossy(&bytes);
+        for line in text.lines() {
+            let Some(bullet) = line.trim_start().strip_prefix("- ").map(str::trim) else {
+                continue;
+            };
+            if !kept.contains(&normalize(bullet))
+                && wordings
+                    .iter()
+                    .any(|w| crate::edits::a_word_changed(w, bullet))
+                && !found.iter().any(|f| f == bullet)
+            {
+                found.push(bullet.to_owned());
+            }
+        }
+    }
+    Ok(found)
+}
+
+/// Every backup beside memory.md and each vault's CLAUDE.md, and the copies a `memory
+/// edit` kept in the state directory, whether or not they exist.
+fn backups(engine: &Engine<'_>) -> Vec<PathBuf> {
     let files = std::iter::once(Target::Memory)
         .chain((0..engine.vaults.len()).map(Target::Vault))
         .map(|t| engine.path(t));
@@ -191,8 +226,14 @@ fn scrub_backups(engine: &Engine<'_>, texts: &[&str]) -> Result<Vec<PathBuf>> {
             .collect(),
         Err(_) => Vec::new(),
     };
+    backups.chain(copies).collect()
+}
+
+/// Removes the lines holding any of `texts` from every backup ([`backups`]); returns the
+/// files it rewrote.
+fn scrub_backups(engine: &Engine<'_>, texts: &[&str]) -> Result<Vec<PathBuf>> {
     let mut scrubbed = Vec::new();
-    for path in backups.chain(copies) {
+    for path in backups(engine) {
         {
             let bytes = match std::fs::read(&path) {
                 Ok(bytes) => bytes,
