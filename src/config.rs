@@ -53,8 +53,8 @@ pub struct LlmConfig {
     pub max_retries: u32,
     /// At most this many transcripts are sent per run (oldest first); 0 means no limit.
     pub max_transcripts_per_run: usize,
-    /// At most this many input tokens are sent for one transcript (its first parts); the
-    /// rest is skipped and reported. 0 means no limit.
+    /// At most this many input tokens are sent of one transcript in one run, in whole turns;
+    /// the next runs read on from there, and the report says so. 0 means no limit.
     pub max_transcript_tokens: usize,
     /// At most this many facts are taken from one answer; the rest are refused and
     /// reported. 0 means no limit.

@@ -38,6 +38,22 @@ pub struct TranscriptRow {
     /// A Claude Code session: the byte just past the last record extracted, and `sha256`
     /// is the checksum of the bytes before it. `None`: the whole file was read.
     pub consumed: Option<i64>,
+    /// A Memory Loop transcript once longer than `[llm] max_transcript_tokens`: how far it
+    /// was read, so the next run goes on from there. `None`: it was read whole each time.
+    pub read: Option<ReadTo>,
+}
+
+/// How far a transcript too long for one run was read (see [`TranscriptRow::read`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ReadTo {
+    /// The turns read, from its first.
+    pub turns: i64,
+    /// The checksum of those turns as parsed (`transcript::digest`): the next run goes on
+    /// only when the file still begins with them, and reads it anew from the start when not.
+    pub digest: String,
+    /// About how many tokens of it are still to read (0: read to its end, so the next run
+    /// reads it only when something is appended).
+    pub unread: i64,
 }
 
 /// What a scan needs of a processed transcript's row to call it unchanged.
@@ -47,6 +63,8 @@ pub struct KnownStamp {
     pub mtime_ns: i64,
     /// Processed with a prompt other than the one in use.
     pub other_prompt: bool,
+    /// Read in part (too long for one run): the next run goes on, changed or not.
+    pub unread: bool,
 }
 
 /// Where a fact came from.
@@ -248,9 +266,9 @@ impl Ledger {
             .map(|(i, d)| (d.as_str(), i))
             .collect();
         let mut out = vec![std::collections::HashMap::new(); dirs.len()];
-        let mut stmt = self
-            .conn
-            .prepare_cached("SELECT path, size, mtime_ns, prompt_hash FROM transcripts")?;
+        let mut stmt = self.conn.prepare_cached(
+            "SELECT path, size, mtime_ns, prompt_hash, COALESCE(unread, 0) > 0 FROM transcripts",
+        )?;
         let mut rows = stmt.query([])?;
         while let Some(r) = rows.next()? {
             let path = r.get_ref(0)?.as_str()?;
@@ -264,6 +282,7 @@ impl Ledger {
                 size: r.get(1)?,
                 mtime_ns: r.get(2)?,
                 other_prompt: other_prompt(r.get_ref(3)?.as_str()?),
+                unread: r.get(4)?,
             };
             out[i].insert(name.to_owned(), stamp);
         }
@@ -277,7 +296,8 @@ impl Ledger {
 
     fn query_transcript(&self, filter: &str, value: &str) -> Result<Option<TranscriptRow>> {
         let mut stmt = self.conn.prepare_cached(&format!(
-            "SELECT path, vault, size, mtime_ns, sha256, prompt_hash, model, processed_at, fact_count, consumed
+            "SELECT path, vault, size, mtime_ns, sha256, prompt_hash, model, processed_at, fact_count, consumed,
+                 read_turns, read_digest, unread
              FROM transcripts WHERE {filter}"
         ))?;
         Ok(stmt
@@ -293,6 +313,14 @@ impl Ledger {
                     processed_at: r.get(7)?,
                     fact_count: r.get(8)?,
                     consumed: r.get(9)?,
+                    read: match (r.get(10)?, r.get(11)?) {
+                        (Some(turns), Some(digest)) => Some(ReadTo {
+                            turns,
+                            digest,
+                            unread: r.get::<_, Option<i64>>(12)?.unwrap_or(0),
+                        }),
+                        _ => None,
+                    },
                 })
             })
             .optional()?)
@@ -301,10 +329,12 @@ impl Ledger {
     /// Records a transcript as processed (or refreshes its size and mtime).
     pub fn mark_transcript(&self, row: &TranscriptRow) -> Result<()> {
         self.conn.execute(
-            "INSERT INTO transcripts (path, vault, size, mtime_ns, sha256, prompt_hash, model, processed_at, fact_count, consumed)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)
+            "INSERT INTO transcripts (path, vault, size, mtime_ns, sha256, prompt_hash, model, processed_at, fact_count, consumed,
+                 read_turns, read_digest, unread)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)
              ON CONFLICT (path) DO UPDATE SET vault = ?2, size = ?3, mtime_ns = ?4, sha256 = ?5,
-                 prompt_hash = ?6, model = ?7, processed_at = ?8, fact_count = ?9, consumed = ?10",
+                 prompt_hash = ?6, model = ?7, processed_at = ?8, fact_count = ?9, consumed = ?10,
+                 read_turns = ?11, read_digest = ?12, unread = ?13",
             params![
                 row.path,
                 row.vault,
@@ -315,7 +345,10 @@ impl Ledger {
                 row.model,
                 row.processed_at,
                 row.fact_count,
-                row.consumed
+                row.consumed,
+                row.read.as_ref().map(|r| r.turns),
+                row.read.as_ref().map(|r| r.digest.as_str()),
+                row.read.as_ref().map(|r| r.unread),
             ],
         )?;
         Ok(())
@@ -1027,6 +1060,7 @@ impl Ledger {
                 processed_at: "imported".into(),
                 fact_count: 0,
                 consumed: None,
+                read: None,
             })?;
         }
         self.conn.execute(
@@ -1186,6 +1220,7 @@ mod tests {
             processed_at: "2025-06-01T00:00:00+00:00".into(),
             fact_count: 0,
             consumed: None,
+            read: None,
         };
         for r in [
             row("/v/a/chats/one.md", 1, "p1"),

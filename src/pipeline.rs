@@ -79,6 +79,8 @@ pub struct Job {
     grounds: std::cell::OnceCell<Grounds>,
     /// A Claude Code session's typed turns sent, by record uuid (`ledger::turns`).
     sent_turns: std::cell::OnceCell<Vec<String>>,
+    /// How far this run reads a transcript too long for one run (`read_on`).
+    read_to: std::cell::OnceCell<crate::ledger::ReadTo>,
 }
 
 /// What [`Run::requests`] made of a transcript.
@@ -430,6 +432,7 @@ impl<'a> Run<'a> {
                 date: std::cell::OnceCell::new(),
                 grounds: std::cell::OnceCell::new(),
                 sent_turns: std::cell::OnceCell::new(),
+                read_to: std::cell::OnceCell::new(),
             })
             .collect();
         let budget = self.engine.cfg.config.llm.max_transcripts_per_run;
@@ -525,16 +528,21 @@ impl<'a> Run<'a> {
         };
         drop(bytes);
         let cap = self.engine.cfg.config.llm.max_transcript_tokens;
-        let skipped = transcript::limit(&mut turns, cap).map(|l| {
-            format!(
-                "about {} tokens, over the cap of {cap} per transcript: sent its first {} \
-                 tokens and skipped the rest ({} tokens); raise [llm] max_transcript_tokens \
-                 to send it all",
-                l.total,
-                l.kept,
-                l.total - l.kept
-            )
-        });
+        let skipped = if vault.is_project() {
+            // (A session is read on by bytes, past all its records read now: what the cap
+            // left out of them is not sent.)
+            transcript::limit(&mut turns, cap).map(|l| over_the_cap(&l, cap, None))
+        } else {
+            let (skipped, read_to) = read_on(job, &mut turns, cap);
+            if let Some(read_to) = read_to {
+                let _ = job.read_to.set(read_to);
+            }
+            // Read on from where the last run stopped, and nothing new the person typed.
+            if job.file.read.is_some() && !turns.iter().any(|t| t.role == transcript::Role::User) {
+                return Ok(Prepared::Nothing);
+            }
+            skipped
+        };
         for turn in &mut turns {
             if let std::borrow::Cow::Owned(clean) = redact::redact(&turn.text) {
                 turn.text = clean;
@@ -855,6 +863,7 @@ impl<'a> Run<'a> {
             consumed: self.engine.vaults[job.file.vault]
                 .is_project()
                 .then(|| i64::try_from(job.file.end).unwrap_or(i64::MAX)),
+            read: job.read_to.get().cloned(),
         };
         let sent_turns = job.sent_turns.get().map_or(&[][..], Vec::as_slice);
         self.engine.store.ledger.transaction(|l| {
@@ -1221,15 +1230,8 @@ fn session_turns(
         |at| local(at).format("%Y-%m-%d").to_string(),
     );
     let mut turns = Vec::with_capacity(read.turns.len() + 1);
-    if let Some(mut context) = read.context.filter(|_| job.file.from > 0) {
-        if context.text.chars().count() > CONTEXT_CHARS {
-            let skip = context.text.chars().count() - CONTEXT_CHARS;
-            context.text = format!(
-                "[…] {}",
-                context.text.chars().skip(skip).collect::<String>()
-            );
-        }
-        turns.push(context);
+    if let Some(context) = read.context.filter(|_| job.file.from > 0) {
+        turns.push(context_turn(context));
     }
     turns.extend(read.turns.into_iter().map(|t| {
         let mut turn = t.turn;
@@ -1237,6 +1239,99 @@ fn session_turns(
         turn
     }));
     Some((turns, date))
+}
+
+/// The assistant's last words before where a transcript is read on from, as context for
+/// what follows: their end, at most [`CONTEXT_CHARS`].
+fn context_turn(mut context: transcript::Turn) -> transcript::Turn {
+    let chars = context.text.chars().count();
+    if chars > CONTEXT_CHARS {
+        let tail: String = context.text.chars().skip(chars - CONTEXT_CHARS).collect();
+        context.text = format!("[…] {tail}");
+    }
+    context
+}
+
+/// Goes on reading a Memory Loop transcript from where the runs before stopped, when it
+/// still begins with the turns they read (a file changed before that point is read from
+/// its start), and keeps what one run may send of it (`cap` tokens). Returns what is left
+/// for the next run, said for the report, and how far this run reads: `None` for a
+/// transcript that never needed more than one run, which is read whole each time it
+/// changes.
+fn read_on(
+    job: &Job,
+    turns: &mut Vec<transcript::Turn>,
+    cap: usize,
+) -> (Option<String>, Option<crate::ledger::ReadTo>) {
+    let start = job.file.read.as_ref().map_or(0, |r| {
+        let k = usize::try_from(r.turns).unwrap_or(usize::MAX);
+        if k <= turns.len() && transcript::digest(&turns[..k]) == r.digest {
+            k
+        } else {
+            tracing::info!(transcript = %job.file.path.display(), "changed before where the last run stopped reading it: read from its start");
+            0
+        }
+    });
+    let mut new = turns.split_off(start);
+    let context = turns
+        .last()
+        .filter(|t| t.role == transcript::Role::Assistant)
+        .map(|t| context_turn(t.clone()));
+    let room = cap.saturating_sub(
+        context
+            .as_ref()
+            .map_or(0, |t| transcript::estimate_tokens(&t.text)),
+    );
+    let limited = (cap > 0)
+        .then(|| transcript::fit(&new, room.max(1)))
+        .flatten();
+    let read = limited.as_ref().map_or(new.len(), |l| l.read);
+    let read_to = (job.file.read.is_some() || limited.is_some()).then(|| crate::ledger::ReadTo {
+        turns: i64::try_from(start + read).unwrap_or(i64::MAX),
+        digest: transcript::digest(turns.iter().chain(&new[..read])),
+        unread: limited
+            .as_ref()
+            .map_or(0, |l| i64::try_from(l.left).unwrap_or(i64::MAX)),
+    });
+    let skipped = limited.map(|l| {
+        l.apply(&mut new);
+        over_the_cap(&l, cap, Some(start))
+    });
+    *turns = context.into_iter().chain(new).collect();
+    (skipped, read_to)
+}
+
+/// Says what [`transcript::limit`] kept of a transcript over the cap, and what becomes of
+/// the rest: read on by the next run from where this one stops, when it was read from turn
+/// `start` (counted from 0), or left out.
+fn over_the_cap(l: &transcript::Limited, cap: usize, start: Option<usize>) -> String {
+    let from = match start {
+        Some(start) if start > 0 => format!(", read on from turn {}", start + 1),
+        _ => String::new(),
+    };
+    let mut said = format!(
+        "about {} tokens{from}, over the cap of {cap} per transcript: sent {} tokens",
+        l.total, l.kept
+    );
+    let skipped = l.total - l.kept - if start.is_some() { l.left } else { 0 };
+    if skipped > 0 {
+        let what = if start.is_some() {
+            " of its first turn"
+        } else {
+            ""
+        };
+        said.push_str(&format!(
+            " and skipped the rest{what} ({skipped} tokens); raise [llm] max_transcript_tokens \
+             to send it all"
+        ));
+    }
+    if start.is_some() && l.left > 0 {
+        said.push_str(&format!(
+            "; the next run goes on from there ({} tokens left)",
+            l.left
+        ));
+    }
+    said
 }
 
 /// Space kept in the state directory so that the answers already paid for can still be

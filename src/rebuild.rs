@@ -561,6 +561,7 @@ fn take_transcripts(
                         consumed: vault
                             .filter(|v| v.is_project())
                             .map(|_| i64::try_from(c.end).unwrap_or(i64::MAX)),
+                        read: None,
                     })?;
                     out.marked += 1;
                 }

@@ -145,6 +145,9 @@ pub struct Changed {
     /// Where extraction ends, and what `sha256` covers: the whole file, or for a session
     /// the byte just past its last complete record.
     pub end: usize,
+    /// A Memory Loop transcript too long for one run: how far the runs before read it
+    /// (`None` with `--force`, which reads from the start).
+    pub read: Option<crate::ledger::ReadTo>,
 }
 
 /// What one vault's scan found.
@@ -463,10 +466,12 @@ fn look(
         .file_name()
         .and_then(|n| n.to_str())
         .and_then(|n| known.get(n));
+    // A transcript read in part is read on, changed or not.
     if !rules.force
         && let Some(k) = listed
         && k.size == size
         && k.mtime_ns == mtime_ns
+        && !k.unread
     {
         return Ok(Seen::Unchanged {
             older: k.other_prompt,
@@ -487,10 +492,11 @@ fn look(
     } else {
         None
     };
+    let unread = |r: &TranscriptRow| r.read.as_ref().is_some_and(|r| r.unread > 0);
     if !rules.force
         && let Some(row) = row
             .as_ref()
-            .filter(|r| r.size == size && r.mtime_ns == mtime_ns)
+            .filter(|r| r.size == size && r.mtime_ns == mtime_ns && !unread(r))
     {
         return Ok(unchanged(row, None));
     }
@@ -519,7 +525,7 @@ fn look(
     // Checked and hashed: let go, to be read again when its turn to be extracted comes.
     drop(bytes);
     if !rules.force
-        && let Some(row) = row.as_ref().filter(|r| r.sha256 == sha256)
+        && let Some(row) = row.as_ref().filter(|r| r.sha256 == sha256 && !unread(r))
     {
         let touch = Update::Touch {
             path: key,
@@ -540,8 +546,11 @@ fn look(
         )));
     }
     // The same bytes under another name (a renamed file, a moved vault): already paid for.
+    // (Not the row of this very path, read in part and read on.)
     if !rules.force
-        && let Some(known) = ledger.transcript_by_checksum(&sha256)?
+        && let Some(known) = ledger
+            .transcript_by_checksum(&sha256)?
+            .filter(|k| k.path != key)
     {
         let older = processed_with_another_prompt(&known, rules);
         let moved = Update::Moved(TranscriptRow {
@@ -557,14 +566,9 @@ fn look(
         });
     }
     let whole = 0..usize::try_from(size).unwrap_or(usize::MAX);
-    Ok(Seen::Changed(Changed::listed(
-        vi,
-        path,
-        stamp,
-        sha256,
-        row.is_some(),
-        whole,
-    )))
+    let mut changed = Changed::listed(vi, path, stamp, sha256, row.is_some(), whole);
+    changed.read = row.and_then(|r| r.read).filter(|_| !rules.force);
+    Ok(Seen::Changed(changed))
 }
 
 /// Judges a Claude Code session that changed on disk. A session grows while it goes on:
@@ -640,6 +644,7 @@ fn blank_row(
         processed_at: at.to_rfc3339(),
         fact_count: 0,
         consumed,
+        read: None,
     }
 }
 
@@ -675,6 +680,7 @@ impl Changed {
             known,
             from: part.start,
             end: part.end,
+            read: None,
         }
     }
 
@@ -826,6 +832,7 @@ mod tests {
                     processed_at: "2025-06-01T00:00:00+00:00".into(),
                     fact_count: 0,
                     consumed: Some(i64::try_from(c.end).unwrap()),
+                    read: None,
                 })
                 .unwrap();
         }
@@ -895,6 +902,16 @@ mod tests {
 
     /// Marks every changed transcript of `scan` processed with `prompt_hash`.
     fn process(ledger: &Ledger, scan: &Scan, prompt_hash: &str) {
+        process_read(ledger, scan, prompt_hash, None);
+    }
+
+    /// [`process`], read as far as `read` says.
+    fn process_read(
+        ledger: &Ledger,
+        scan: &Scan,
+        prompt_hash: &str,
+        read: Option<crate::ledger::ReadTo>,
+    ) {
         for c in &scan.changed {
             ledger
                 .mark_transcript(&TranscriptRow {
@@ -908,6 +925,7 @@ mod tests {
                     processed_at: "2025-06-01T00:00:00+00:00".into(),
                     fact_count: 0,
                     consumed: None,
+                    read: read.clone(),
                 })
                 .unwrap();
         }
@@ -938,6 +956,31 @@ mod tests {
             }]
         );
         assert!(s.changed.iter().all(|c| !c.known));
+    }
+
+    #[test]
+    fn a_transcript_read_in_part_is_read_on_unchanged_until_its_end_and_force_starts_over() {
+        let w = World::new();
+        w.write(
+            "long.md",
+            b"---\ndate: 2025-06-01\n---\n\n## [09:00] User\n\nHi.\n",
+            HOUR,
+        );
+        let ledger = empty_ledger();
+        let read = |unread| crate::ledger::ReadTo {
+            turns: 1,
+            digest: "d".into(),
+            unread,
+        };
+        process_read(&ledger, &w.scan(&ledger, false, None), "p", Some(read(500)));
+        let again = w.scan(&ledger, false, None);
+        assert_eq!(again.changed.len(), 1, "read on though unchanged");
+        assert_eq!(again.changed[0].read, Some(read(500)));
+        assert_eq!(w.scan(&ledger, true, None).changed[0].read, None, "--force");
+        process_read(&ledger, &again, "p", Some(read(0)));
+        let done = w.scan(&ledger, false, None);
+        assert!(done.changed.is_empty(), "read to its end");
+        assert_eq!(done.total().unchanged, 1);
     }
 
     #[test]

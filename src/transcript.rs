@@ -839,55 +839,106 @@ fn is_log_line(line: &str, previous: Option<&str>) -> bool {
             && previous.is_some_and(|p| p.trim_start().starts_with("File \"")))
 }
 
+/// Keeps the first turns of a transcript within `max_tokens` (by [`estimate_tokens`] of
+/// their [`trim_noise`]d text); the turns after them are left for the next run
+/// ([`Limited::read`]). Only a first turn over the limit on its own is cut, at a line (or,
+/// in a single long line, a character), and the rest of it is never sent. `None` when it
+/// all fits or `max_tokens` is 0. Linear in the input size.
+pub fn limit(turns: &mut Vec<Turn>, max_tokens: usize) -> Option<Limited> {
+    let limited = fit(turns, max_tokens)?;
+    limited.apply(turns);
+    Some(limited)
+}
+
+/// What [`limit`] would keep of `turns`, without changing them: for a caller that must see
+/// the turns whole first (to take their [`digest`]).
+#[must_use]
+pub fn fit(turns: &[Turn], max_tokens: usize) -> Option<Limited> {
+    if max_tokens == 0 {
+        return None;
+    }
+    // One turn's trimmed text at a time, so a huge transcript is not held twice over; only
+    // a first turn that crosses the limit keeps its trimmed text, to be cut.
+    let mut total = 0;
+    let mut kept = 0;
+    let mut left = 0;
+    let mut read = None;
+    let mut cut = None;
+    for (i, turn) in turns.iter().enumerate() {
+        let trimmed = trim_noise(&turn.text);
+        let size = estimate_tokens(&trimmed);
+        total += size;
+        if read.is_some() {
+            left += size;
+            continue;
+        }
+        if kept + size <= max_tokens {
+            kept += size;
+        } else if i > 0 {
+            read = Some(i);
+            left += size;
+        } else {
+            let room = max_tokens * 4;
+            let at = trimmed
+                .char_indices()
+                .nth(room)
+                .map_or(trimmed.len(), |(at, _)| at);
+            let at = trimmed[..at].rfind('\n').filter(|&n| n > 0).unwrap_or(at);
+            let text = trimmed[..at].trim_end().to_owned();
+            kept = estimate_tokens(&text);
+            cut = Some(text);
+            read = Some(1);
+        }
+    }
+    let read = read?;
+    Some(Limited {
+        total,
+        kept,
+        read,
+        left,
+        cut,
+    })
+}
+
 /// How much of a transcript [`limit`] kept.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Limited {
     /// Tokens of the whole transcript, as it would be sent.
     pub total: usize,
     /// Tokens kept.
     pub kept: usize,
+    /// The turns kept, from the first; the next run goes on from the one after them.
+    pub read: usize,
+    /// Tokens of the turns after them, left for the next run.
+    pub left: usize,
+    /// The text the first turn is cut to, when it alone is over the limit.
+    pub cut: Option<String>,
 }
 
-/// Keeps the first turns of a transcript within `max_tokens` (by [`estimate_tokens`] of
-/// their [`trim_noise`]d text): the turn that crosses the limit is cut at a line (or, in a
-/// single long line, a character) and the turns after it are dropped. `None` when it all
-/// fits or `max_tokens` is 0. Linear in the input size.
-pub fn limit(turns: &mut Vec<Turn>, max_tokens: usize) -> Option<Limited> {
-    if max_tokens == 0 {
-        return None;
-    }
-    // One turn's trimmed text at a time, so a huge transcript is not held twice over; only
-    // the turn that crosses the limit keeps its trimmed text, to be cut.
-    let mut total = 0;
-    let mut kept = 0;
-    let mut crossing: Option<(usize, String)> = None;
-    for (i, turn) in turns.iter().enumerate() {
-        let trimmed = trim_noise(&turn.text);
-        let size = estimate_tokens(&trimmed);
-        total += size;
-        if crossing.is_none() {
-            if kept + size <= max_tokens {
-                kept += size;
-            } else {
-                crossing = Some((i, trimmed));
-            }
+impl Limited {
+    /// Cuts `turns` (those [`fit`] was given) to what is kept.
+    pub fn apply(&self, turns: &mut Vec<Turn>) {
+        turns.truncate(self.read);
+        if let (Some(text), Some(first)) = (&self.cut, turns.first_mut()) {
+            first.text.clone_from(text);
         }
     }
-    let (i, text) = crossing?;
-    let mut keep_turns = i;
-    let room = (max_tokens - kept) * 4;
-    let cut = text
-        .char_indices()
-        .nth(room)
-        .map_or(text.len(), |(at, _)| at);
-    let cut = text[..cut].rfind('\n').filter(|&n| n > 0).unwrap_or(cut);
-    if cut > 0 {
-        turns[i].text = text[..cut].trim_end().to_owned();
-        kept += estimate_tokens(&turns[i].text);
-        keep_turns = i + 1;
+}
+
+/// A checksum of turns as parsed (who wrote each, its time and its text): the same for a
+/// transcript that only had turns appended after them, whatever else its file holds.
+#[must_use]
+pub fn digest<'a>(turns: impl IntoIterator<Item = &'a Turn>) -> String {
+    use sha2::{Digest, Sha256};
+    let mut hash = Sha256::new();
+    for turn in turns {
+        let time = turn.time.as_deref().unwrap_or("");
+        for part in [turn.role.as_str(), time, turn.text.as_str()] {
+            hash.update(part.len().to_le_bytes());
+            hash.update(part.as_bytes());
+        }
     }
-    turns.truncate(keep_turns);
-    Some(Limited { total, kept })
+    hex::encode(hash.finalize())
 }
 
 /// Estimates tokens as characters / 4, rounded up.

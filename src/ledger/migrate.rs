@@ -135,6 +135,14 @@ ALTER TABLE facts ADD COLUMN valid_until TEXT;
     "
 ALTER TABLE rendered ADD COLUMN earlier TEXT;
 ",
+    // 8 -> 9: how far a Memory Loop transcript longer than one run may send was read: the
+    // turns read, their checksum, and about how many tokens are left (0: read to its end);
+    // NULL for a transcript read whole.
+    "
+ALTER TABLE transcripts ADD COLUMN read_turns INTEGER;
+ALTER TABLE transcripts ADD COLUMN read_digest TEXT;
+ALTER TABLE transcripts ADD COLUMN unread INTEGER;
+",
 ];
 
 /// The version this memloop writes.

@@ -654,7 +654,7 @@ fn trim_noise_keeps_the_ends_of_an_overlong_line() {
 }
 
 #[test]
-fn limit_keeps_the_first_turns_within_the_cap_and_cuts_at_a_line() {
+fn limit_keeps_whole_turns_within_the_cap_and_cuts_only_a_first_turn_over_it() {
     let mut turns = vec![
         turn(Role::User, None, &"a".repeat(400)),
         turn(
@@ -669,10 +669,17 @@ fn limit_keeps_the_first_turns_within_the_cap_and_cuts_at_a_line() {
     assert_eq!(limit(&mut turns.clone(), 10_000), None, "it all fits");
     let limited = limit(&mut turns, 200).expect("over the cap");
     assert_eq!(limited.total, 100 + 151 + 3);
-    assert_eq!(turns.len(), 2);
-    assert_eq!(turns[0], whole[0]);
-    assert_eq!(turns[1].text, "b".repeat(200), "cut at the line break");
-    assert_eq!(limited.kept, 150);
+    assert_eq!(turns, whole[..1], "the turn crossing the cap waits, whole");
+    assert_eq!(
+        (limited.kept, limited.read, limited.left),
+        (100, 1, 151 + 3)
+    );
+    // A first turn over the cap on its own is cut at a line, and counts as read.
+    let mut first = whole[1..].to_vec();
+    let limited = limit(&mut first, 100).expect("over the cap");
+    assert_eq!(first.len(), 1);
+    assert_eq!(first[0].text, "b".repeat(200), "cut at the line break");
+    assert_eq!((limited.kept, limited.read, limited.left), (50, 1, 3));
     // One long line is cut inside it.
     let mut one = vec![turn(Role::User, None, &"word ".repeat(2_000))];
     let limited = limit(&mut one, 100).expect("over the cap");
@@ -682,6 +689,30 @@ fn limit_keeps_the_first_turns_within_the_cap_and_cuts_at_a_line() {
         one[0].text.len()
     );
     assert_eq!(limited.kept, estimate_tokens(&one[0].text));
+}
+
+#[test]
+fn a_digest_of_turns_holds_when_turns_are_appended_and_changes_with_any_of_theirs() {
+    let turns = vec![
+        turn(Role::User, Some("10:00"), "I moved to Lisbon."),
+        turn(Role::Assistant, Some("10:01"), "Noted."),
+    ];
+    let mut longer = turns.clone();
+    longer.push(turn(Role::User, Some("10:05"), "And I cycle."));
+    assert_eq!(digest(&turns), digest(&longer[..2]));
+    for changed in [
+        turn(Role::User, Some("10:00"), "I moved to Porto."),
+        turn(Role::Assistant, Some("10:00"), "I moved to Lisbon."),
+        turn(Role::User, Some("10:02"), "I moved to Lisbon."),
+        turn(Role::User, None, "I moved to Lisbon."),
+    ] {
+        assert_ne!(digest(&turns), digest([&changed, &turns[1]]), "{changed:?}");
+    }
+    // Where one part ends and the next begins counts.
+    assert_ne!(
+        digest(&[turn(Role::User, None, "ab"), turn(Role::User, None, "c")]),
+        digest(&[turn(Role::User, None, "a"), turn(Role::User, None, "bc")])
+    );
 }
 
 #[test]

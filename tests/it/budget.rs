@@ -1,7 +1,8 @@
 //! What one run or one transcript may cost. `[llm] max_transcripts_per_run`: a run sends at
 //! most that many transcripts, the oldest (by mtime, not by name) first; the rest are
-//! reported as deferred and go first next run. `[llm] max_transcript_tokens`: a transcript
-//! sends at most its first parts within that many tokens, and the run says what it skipped.
+//! reported as deferred and go first next run. `[llm] max_transcript_tokens`: a run
+//! sends at most that many tokens of a transcript in one run, in whole turns; the next runs
+//! read on from there, and the run says what is left.
 //! `[llm] max_facts_per_answer`: the facts past that many in one answer are refused.
 
 use std::time::Duration;
@@ -187,4 +188,88 @@ fn an_answer_of_thousands_of_facts_is_capped() {
         "{report}"
     );
     assert_eq!(crate::support::bullets(&env.memory()).len(), 5);
+}
+
+/// A chat of `pairs` exchanges, each user turn about 100 tokens and naming its city.
+fn long_chat(pairs: usize) -> String {
+    let mut text =
+        "---\ndate: 2025-08-08\ntime: \"09:00\"\nsession_id: it-long\ntitle: Long\n---\n\n\
+                    # Discussion - 2025-08-08 09:00\n\n"
+            .to_owned();
+    for i in 0..pairs {
+        text.push_str(&city_turn(i));
+    }
+    text
+}
+
+fn city_turn(i: usize) -> String {
+    format!(
+        "## [09:{i:02}] User\n\nremember: Identity | global | Visited city number {i:02}.\n\n{}\n\n\
+         ## [09:{i:02}] Assistant\n\nNoted, city {i:02}.\n\n",
+        "We walked along the river and talked about the old bridges there. ".repeat(5)
+    )
+}
+
+#[test]
+fn a_chat_longer_than_the_cap_is_read_on_over_the_next_runs_and_never_sent_twice() {
+    let env = TestEnv::new();
+    env.create_vault("delta");
+    env.config("[llm]\nmax_input_tokens = 1000\nmax_transcript_tokens = 600\n");
+    let path = env.add_transcript("delta", "2025-08-08-0900-long.md", &long_chat(12));
+    let mock = Mock::start();
+    let city = |i: usize| format!("Visited city number {i:02}.");
+    let sent = |i: usize| transcript_sent_with(&mock, &city(i));
+
+    // The first run reads up to the cap and says the rest comes next.
+    let report = env.extract(&mock, &[], 0);
+    let notices = report["notices"].to_string();
+    assert!(
+        notices.contains("the next run goes on from there"),
+        "{notices}"
+    );
+    assert_eq!((sent(0), sent(11)), (1, 0));
+    let first = (0..12).filter(|&i| sent(i) == 1).count();
+    assert!((2..12).contains(&first), "{first} turns in the first run");
+
+    // The file is unchanged, and the next runs read on from there until its end; then
+    // nothing more until it changes.
+    let mut runs = 1;
+    loop {
+        let before = mock.extractions();
+        let report = env.extract(&mock, &[], 0);
+        if report["transcripts"]["unchanged"] == 1 {
+            assert_eq!(mock.extractions(), before);
+            break;
+        }
+        assert_eq!(report["transcripts"]["processed"], 1, "{report}");
+        runs += 1;
+        assert!(runs <= 6, "read on in at most 6 runs");
+    }
+    assert!(runs >= 3, "{runs} runs");
+    assert_eq!(
+        (0..12).map(sent).collect::<Vec<_>>(),
+        vec![1; 12],
+        "each turn once"
+    );
+    let facts = crate::support::bullets(&env.memory());
+    assert!((0..12).all(|i| facts.contains(&city(i))), "{facts:?}");
+
+    // An appended turn is sent, with the answer before it for context; nothing read before.
+    let mut grown = std::fs::read_to_string(&path).unwrap();
+    grown.push_str(&city_turn(12));
+    std::fs::write(&path, &grown).unwrap();
+    set_age(&path, Duration::from_secs(3600));
+    env.extract(&mock, &[], 0);
+    let last = mock.requests().pop().expect("a request").user_text();
+    assert!(
+        last.contains(&city(12)) && last.contains("Noted, city 11."),
+        "{last}"
+    );
+    assert_eq!((0..12).map(sent).collect::<Vec<_>>(), vec![1; 12]);
+
+    // A chat changed before where the runs stopped is read from its start again.
+    std::fs::write(&path, grown.replace("city number 00", "city number 99")).unwrap();
+    set_age(&path, Duration::from_secs(3600));
+    env.extract(&mock, &[], 0);
+    assert_eq!(transcript_sent_with(&mock, "Visited city number 99."), 1);
 }

@@ -213,6 +213,7 @@ mod tests {
             processed_at: "2025-06-12T09:00:00Z".to_owned(),
             fact_count: 1,
             consumed,
+            read: None,
         };
         let path = "/v/alpha/00_Inbox/chats/one.md";
         ledger.mark_transcript(&row(path, "alpha", None))?;
