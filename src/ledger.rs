@@ -137,6 +137,33 @@ pub struct NewFact<'a> {
     pub source: &'a Source,
 }
 
+fn keep_answer(conn: &Connection, key: &AnswerKey<'_>, answer: &str, at: &str) -> Result<()> {
+    conn.execute(
+        "INSERT OR REPLACE INTO answers (sha256, prompt_hash, model, answer, at)
+         VALUES (?1, ?2, ?3, ?4, ?5)",
+        params![key.sha256, key.prompt_hash, key.model, answer, at],
+    )?;
+    Ok(())
+}
+
+/// Keeps answers the moment they arrive, from the tasks that receive them, on a connection
+/// of its own: the run's connection may be busy committing another transcript (writing its
+/// files), and an answer waiting for it is lost to a kill meanwhile.
+pub struct AnswerKeeper {
+    conn: std::sync::Mutex<Connection>,
+}
+
+impl AnswerKeeper {
+    /// [`Ledger::keep_answer`], from any thread.
+    pub fn keep(&self, key: &AnswerKey<'_>, answer: &str, at: &str) -> Result<()> {
+        let conn = self
+            .conn
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        keep_answer(&conn, key, answer, at)
+    }
+}
+
 /// The SQLite ledger.
 pub struct Ledger {
     conn: Connection,
@@ -356,12 +383,21 @@ impl Ledger {
 
     /// Keeps an answer paid for until it is committed (see [`AnswerKey`]).
     pub fn keep_answer(&self, key: &AnswerKey<'_>, answer: &str, at: &str) -> Result<()> {
-        self.conn.execute(
-            "INSERT OR REPLACE INTO answers (sha256, prompt_hash, model, answer, at)
-             VALUES (?1, ?2, ?3, ?4, ?5)",
-            params![key.sha256, key.prompt_hash, key.model, answer, at],
-        )?;
-        Ok(())
+        keep_answer(&self.conn, key, answer, at)
+    }
+
+    /// A second connection to this ledger that keeps answers ([`AnswerKeeper`]); `None`
+    /// for a ledger in memory (a dry run keeps nothing).
+    pub fn answer_keeper(&self) -> Result<Option<AnswerKeeper>> {
+        let Some(path) = self.conn.path().filter(|p| !p.is_empty()) else {
+            return Ok(None);
+        };
+        let conn = Connection::open(path)?;
+        conn.busy_timeout(std::time::Duration::from_secs(5))?;
+        conn.pragma_update(None, "secure_delete", true)?;
+        Ok(Some(AnswerKeeper {
+            conn: std::sync::Mutex::new(conn),
+        }))
     }
 
     /// The answer kept for these bytes, prompt and model, if one waits.

@@ -255,6 +255,9 @@ struct Run<'a> {
     now: String,
     started_at: String,
     provider: Option<Arc<Provider>>,
+    /// Keeps each answer as it arrives (`keep_answer`); `None` where answers are not kept
+    /// or it could not be opened, and then the run keeps them as it takes them.
+    keeper: Option<Arc<crate::ledger::AnswerKeeper>>,
     /// Why the run stopped asking: a provider that cannot serve any transcript.
     halt: Option<Halt>,
     /// An answer was merged into the ledger (or tried to be): the files may be behind.
@@ -316,6 +319,7 @@ impl<'a> Run<'a> {
             started_at: now.clone(),
             now,
             provider: None,
+            keeper: None,
             halt: None,
             touched_facts: false,
             claimed: std::cell::RefCell::default(),
@@ -767,6 +771,12 @@ impl<'a> Run<'a> {
         let total = jobs.len();
         let settled_before = self.report.transcripts.processed + self.report.transcripts.failed;
         self.provider = Some(Arc::clone(provider));
+        if self.keeps_answers() {
+            match self.engine.store.ledger.answer_keeper() {
+                Ok(keeper) => self.keeper = keeper.map(Arc::new),
+                Err(e) => tracing::warn!("answers are kept as the run takes them: {e:#}"),
+            }
+        }
         let limit = self.engine.cfg.config.llm.concurrency;
         let outcome = executor::run(self, jobs, limit, cancel, STOP_GRACE).await;
         // What neither committed nor failed (stopped by a signal or a fatal error) waits.
@@ -933,22 +943,46 @@ impl Work for Run<'_> {
                     self.progress.warn(&notice);
                     self.report.notices.push(notice);
                 }
-                if let Some(kept) = self.kept_answer(job) {
+                let provider = Arc::clone(self.provider.as_ref()?);
+                let grounds = job.grounds.get().cloned();
+                let max_facts = self.engine.cfg.config.llm.max_facts_per_answer;
+                let path = job.file.path.clone();
+                if let Some(mut kept) = self.kept_answer(job) {
                     let notice = format!(
                         "{}: answered in an interrupted run and kept, not asked again",
                         job.file.path.display()
                     );
                     self.report.notices.push(notice);
-                    return Some(Box::pin(async move { Ok(kept) }));
+                    // Kept the moment it arrived, before its unsure facts were judged: they
+                    // are judged now (a small request, where the answer was a large one).
+                    return Some(Box::pin(async move {
+                        if kept.judged.is_empty()
+                            && let Some(grounds) = grounds
+                        {
+                            judge_unsure(&provider, &grounds, &mut kept, max_facts, &path).await;
+                        }
+                        Ok(kept)
+                    }));
                 }
-                let provider = Arc::clone(self.provider.as_ref()?);
-                let grounds = job.grounds.get().cloned();
-                let max_facts = self.engine.cfg.config.llm.max_facts_per_answer;
-                let path = job.file.path.clone();
+                let keeping = self.keeper.clone().map(|keeper| Keeping {
+                    keeper,
+                    sha256: job.file.sha256.clone(),
+                    prompt_hash: self.engine.prompt.hash(),
+                    model: self.engine.cfg.llm.model.clone(),
+                    at: self.now.clone(),
+                });
                 Some(Box::pin(async move {
                     let mut extraction = extract_chunks(&provider, requests).await?;
-                    if let Some(grounds) = grounds {
-                        judge_unsure(&provider, &grounds, &mut extraction, max_facts, &path).await;
+                    // Kept as it arrives, and again once judged.
+                    if let Some(keeping) = &keeping {
+                        keeping.keep(&extraction, &path).await;
+                    }
+                    if let Some(grounds) = grounds
+                        && judge_unsure(&provider, &grounds, &mut extraction, max_facts, &path)
+                            .await
+                        && let Some(keeping) = &keeping
+                    {
+                        keeping.keep(&extraction, &path).await;
                     }
                     Ok(extraction)
                 }))
@@ -962,7 +996,8 @@ impl Work for Run<'_> {
     }
 
     fn answered(&mut self, job: &Job, answer: &Self::Answer) -> Flow {
-        if let Ok(extraction) = answer {
+        // Kept as it arrived, when a keeper was there (`Keeping`).
+        if let (Ok(extraction), None) = (answer, &self.keeper) {
             self.keep_answer(job, extraction);
         }
 
@@ -1409,15 +1444,12 @@ impl Run<'_> {
             return;
         }
         let (prompt, model) = (self.engine.prompt.hash(), &self.engine.cfg.llm.model);
-        let kept = serde_json::to_string(extraction)
-            .map_err(anyhow::Error::from)
-            .and_then(|json| {
-                self.engine.store.ledger.keep_answer(
-                    &answer_key(job, &prompt, model),
-                    &redact::redact(&json),
-                    &self.now,
-                )
-            });
+        let kept = kept_json(extraction).and_then(|json| {
+            self.engine
+                .store
+                .ledger
+                .keep_answer(&answer_key(job, &prompt, model), &json, &self.now)
+        });
         if let Err(e) = kept {
             tracing::warn!(transcript = %job.file.path.display(), "could not keep the answer: {e:#}");
         }
@@ -1440,6 +1472,51 @@ impl Run<'_> {
         // Paid for in the run that asked: not counted again.
         kept.usage = llm::Usage::default();
         Some(kept)
+    }
+}
+
+/// An answer as it is kept: JSON, with what looks like a secret redacted.
+fn kept_json(extraction: &Extraction) -> Result<String> {
+    let json = serde_json::to_string(extraction)?;
+    Ok(redact::redact(&json).into_owned())
+}
+
+/// What a task that receives an answer needs to keep it at once (see
+/// [`crate::ledger::AnswerKeeper`]).
+struct Keeping {
+    keeper: Arc<crate::ledger::AnswerKeeper>,
+    sha256: String,
+    prompt_hash: String,
+    model: String,
+    at: String,
+}
+
+impl Keeping {
+    /// Keeps `extraction`, off the async workers (the ledger may be busy for a moment). A
+    /// ledger that cannot keep it (a full disk) only loses that saving.
+    async fn keep(&self, extraction: &Extraction, path: &Path) {
+        let keeper = Arc::clone(&self.keeper);
+        let (sha256, prompt_hash) = (self.sha256.clone(), self.prompt_hash.clone());
+        let (model, at) = (self.model.clone(), self.at.clone());
+        let kept = match kept_json(extraction) {
+            Ok(json) => tokio::task::spawn_blocking(move || {
+                let key = AnswerKey {
+                    sha256: &sha256,
+                    prompt_hash: &prompt_hash,
+                    model: &model,
+                };
+                keeper.keep(&key, &json, &at)
+            })
+            .await
+            .unwrap_or_else(|e| Err(anyhow::anyhow!("{e}"))),
+            Err(e) => Err(e),
+        };
+        match kept {
+            Ok(()) => tracing::debug!(transcript = %path.display(), "answer kept as it arrived"),
+            Err(e) => {
+                tracing::warn!(transcript = %path.display(), "could not keep the answer: {e:#}");
+            }
+        }
     }
 }
 
@@ -1497,14 +1574,15 @@ async fn extract_chunks(
 /// Asks the model, apart, whether each quote states its fact where the quote's words
 /// cannot tell (`ground::Grounded::Unsure`), for the facts the policy lets through; only
 /// the (quote, fact) pairs are sent, redacted. Its verdicts go into `judged`. When it cannot
-/// be asked, those facts wait for review (`store::Answer::judged`).
+/// be asked, those facts wait for review (`store::Answer::judged`). Returns whether it
+/// asked.
 async fn judge_unsure(
     provider: &Provider,
     grounds: &Grounds,
     extraction: &mut Extraction,
     max_facts: usize,
     path: &Path,
-) {
+) -> bool {
     let considered = if max_facts == 0 {
         extraction.facts.len()
     } else {
@@ -1523,10 +1601,10 @@ async fn judge_unsure(
         }
     }
     if pairs.is_empty() {
-        return;
+        return false;
     }
     let Some(answer) = provider.judge(&pairs).await else {
-        return;
+        return false;
     };
     let mut judged = vec![None; extraction.facts.len()];
     match answer {
@@ -1543,6 +1621,7 @@ async fn judge_unsure(
         ),
     }
     extraction.judged = judged;
+    true
 }
 
 /// `YYYY-MM-DD` from a frontmatter date (which may carry a time after it).

@@ -6,7 +6,9 @@
 //! bullet a fact some transcript asked for, both fence markers with the user's text around
 //! them byte for byte. No transcript whose commit the ledger recorded is asked for again.
 //! At the end the files hold exactly what one uninterrupted run over the same transcripts
-//! writes. The seed is fixed, so a failure replays; `MEMLOOP_CRASH_SEED` picks another.
+//! writes. An answer the mock had written out in full some milliseconds before a kill
+//! (`KEPT_WITHIN`) is never asked for again: it was kept as it arrived, even while the run
+//! was busy writing files. The seed is fixed, so a failure replays; `MEMLOOP_CRASH_SEED` picks another.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -22,6 +24,8 @@ const MIN_KILLS: usize = 50;
 /// Rounds at the most, whether or not their kill hit a live run.
 const MAX_ROUNDS: usize = 120;
 const SEED: u64 = 0x6d65_6d6c_6f6f_7033;
+/// An answer written out this long before a kill has been received and kept by then.
+const KEPT_WITHIN: Duration = Duration::from_millis(20);
 /// A run still going after this long is killed whatever it was aimed at.
 const RUN_LIMIT: Duration = Duration::from_secs(10);
 
@@ -387,6 +391,11 @@ fn sigkill_at_random_moments_never_leaves_a_half_written_file_or_repeats_a_commi
     let mut kill_moments = Vec::new();
     // Where the kills landed: before the run's first request, after it had written a file.
     let (mut before_requests, mut after_writes) = (0, 0);
+    // Answers the mock wrote out in full before a kill, not committed by then: how long
+    // before it, by transcript. And how long before the kill each one asked for again had
+    // arrived: bought twice.
+    let mut arrived: BTreeMap<usize, Duration> = BTreeMap::new();
+    let (mut arrivals, mut bought_twice) = (Vec::new(), Vec::new());
 
     let mut round = 0;
     while kills < MIN_KILLS && round < MAX_ROUNDS {
@@ -431,6 +440,7 @@ fn sigkill_at_random_moments_never_leaves_a_half_written_file_or_repeats_a_commi
             .expect("spawn memloop");
         let spawned = Instant::now();
         let mut exited = false;
+        let mut killed_at = None;
         let mut fire_at = match aim {
             Aim::After(delay) => Some(spawned + delay),
             _ => None,
@@ -463,6 +473,7 @@ fn sigkill_at_random_moments_never_leaves_a_half_written_file_or_repeats_a_commi
             finished_runs += 1;
         } else {
             child.kill().expect("SIGKILL memloop");
+            killed_at = Some(Instant::now());
             kills += 1;
             before_requests += usize::from(mock.count() == from);
             after_writes += usize::from(versions.count() > versions_before);
@@ -481,8 +492,25 @@ fn sigkill_at_random_moments_never_leaves_a_half_written_file_or_repeats_a_commi
                 !done.contains(&t),
                 "round {round}: transcript tx-{t:03} was asked for again after its commit"
             );
+            if let Some(before_kill) = arrived.remove(&t) {
+                bought_twice.push(before_kill);
+            }
         }
         done = committed(&env);
+        if let Some(killed_at) = killed_at {
+            let requests = mock.requests();
+            for (place, at) in mock.answered() {
+                let t = requests[place]
+                    .user_text()
+                    .split_once("<transcript")
+                    .and_then(|(_, fenced)| tag(fenced));
+                if let Some(t) = t.filter(|t| place >= from && at < killed_at && !done.contains(t))
+                {
+                    arrived.insert(t, killed_at - at);
+                    arrivals.push(killed_at - at);
+                }
+            }
+        }
     }
     assert!(
         kills >= MIN_KILLS,
@@ -500,7 +528,28 @@ fn sigkill_at_random_moments_never_leaves_a_half_written_file_or_repeats_a_commi
             !done.contains(&t),
             "tx-{t:03} was asked for again after its commit"
         );
+        if let Some(before_kill) = arrived.remove(&t) {
+            bought_twice.push(before_kill);
+        }
     }
+    let late = |d: &&Duration| **d >= KEPT_WITHIN;
+    let ms = |d: &Duration| d.as_millis();
+    eprintln!(
+        "answers arrived before a kill, not committed by it: {} ({} at least {} ms before); \
+         asked for again: {} ({} of those), arrived {:?} ms before the kill",
+        arrivals.len(),
+        arrivals.iter().filter(late).count(),
+        KEPT_WITHIN.as_millis(),
+        bought_twice.len(),
+        bought_twice.iter().filter(late).count(),
+        bought_twice.iter().map(ms).collect::<Vec<_>>()
+    );
+    assert_eq!(
+        bought_twice.iter().filter(late).count(),
+        0,
+        "answers bought twice, arrived {:?} ms before a kill",
+        bought_twice.iter().map(ms).collect::<Vec<_>>()
+    );
     assert_eq!(committed(&env), (0..added).collect(), "{report}");
 
     // The same transcripts in one uninterrupted run.

@@ -345,3 +345,86 @@ fn temp_files_a_killed_run_left_are_cleaned_up_by_the_next_run() {
     }
     assert!(theirs.exists(), "other programs' files stay");
 }
+
+/// Whether the ledger records `name` as committed.
+fn committed(env: &TestEnv, name: &str) -> bool {
+    let ledger = env.state_dir().join("ledger.sqlite3");
+    rusqlite::Connection::open_with_flags(&ledger, rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY)
+        .and_then(|c| {
+            c.query_row(
+                "SELECT count(*) FROM transcripts WHERE path LIKE ?1",
+                [format!("%{name}")],
+                |r| r.get::<_, i64>(0),
+            )
+        })
+        .is_ok_and(|n| n > 0)
+}
+
+#[test]
+fn an_answer_that_arrives_while_the_run_writes_files_is_kept_at_once() {
+    let env = TestEnv::new();
+    env.create_vault("delta");
+    env.config("[llm]\nconcurrency = 2\nmax_facts_per_answer = 0\n");
+    // The older one brings many facts: the run is busy merging and writing them a while.
+    let many: String = (0..FACTS_TO_WRITE)
+        .map(|i| format!("remember: Preferences | global | Likes dish number {i} a lot.\n\n"))
+        .collect();
+    let busy = "2025-07-20-0900-busy.md";
+    let late = "Keeps bees on the roof.";
+    for (i, (name, text)) in [
+        (busy, many),
+        (
+            "2025-07-21-0900-late.md",
+            format!("remember: Patterns | global | {late}"),
+        ),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let path = env.add_transcript(
+            "delta",
+            name,
+            &transcript("2025-07-20", "09:00", "T", &text),
+        );
+        set_age(&path, Duration::from_secs(3600 * (5 - i as u64)));
+    }
+    let mock = Mock::start();
+    mock.when(
+        move |r| r.user_text().contains(late),
+        crate::support::mock::Reply::SlowEcho(Duration::from_millis(100)),
+    );
+    let mut child = spawn_extract(&env, &mock);
+    // Until the late answer is written out, then a moment for the run to receive it.
+    let deadline = Instant::now() + WAIT_LIMIT;
+    let arrived = || {
+        let requests = mock.requests();
+        mock.answered()
+            .iter()
+            .any(|&(place, _)| requests[place].user_text().contains(late))
+    };
+    while !arrived() {
+        assert!(Instant::now() < deadline, "the late answer never came");
+        thread::sleep(Duration::from_millis(1));
+    }
+    thread::sleep(Duration::from_millis(30));
+    let still_busy = !committed(&env, busy);
+    child.kill().expect("kill memloop");
+    child.wait().expect("reap memloop");
+    assert!(
+        still_busy,
+        "the run finished its busy commit before the kill: raise FACTS_TO_WRITE"
+    );
+
+    let mock = Mock::start();
+    let report = env.extract(&mock, &[], 0);
+    assert_eq!(
+        transcript_sent_with(&mock, late),
+        0,
+        "it was kept as it arrived"
+    );
+    assert_eq!(report["transcripts"]["processed"], 2, "{report}");
+    assert!(bullets(&env.memory()).contains(&late.to_owned()));
+}
+
+/// Facts in the answer that keeps the run busy while another answer arrives.
+const FACTS_TO_WRITE: usize = 600;

@@ -184,6 +184,8 @@ pub struct Mock {
 struct Shared {
     script: Mutex<Script>,
     log: Mutex<Vec<Recorded>>,
+    /// When each answer was written out in full, by the request's place in `log`.
+    answered: Mutex<Vec<(usize, Instant)>>,
     stopping: AtomicBool,
     serial: AtomicU64,
     /// Prompt caching as the APIs do it (see [`Mock::cache_prompts`]); `None`: off.
@@ -318,6 +320,7 @@ impl Mock {
                 latency: Duration::ZERO,
             }),
             log: Mutex::new(Vec::new()),
+            answered: Mutex::new(Vec::new()),
             stopping: AtomicBool::new(false),
             serial: AtomicU64::new(0),
             cache: Mutex::new(None),
@@ -382,6 +385,12 @@ impl Mock {
     /// Every request received so far, in arrival order.
     pub fn requests(&self) -> Vec<Recorded> {
         lock(&self.shared.log).clone()
+    }
+
+    /// When each answer was written out in full (whatever its status), by the request's
+    /// place in [`Mock::requests`], in the order they were written.
+    pub fn answered(&self) -> Vec<(usize, Instant)> {
+        lock(&self.shared.answered).clone()
     }
 
     /// How many requests were received so far.
@@ -480,14 +489,20 @@ fn handle(stream: TcpStream, shared: &Shared) {
     });
     // Logged after taking the reply (so a test that waits on `count()` knows the script
     // moved on) and before answering (so `count()` is exact once the client has an answer).
-    lock(&shared.log).push(request);
+    let place = {
+        let mut log = lock(&shared.log);
+        log.push(request);
+        log.len() - 1
+    };
     let (Some(endpoint), Some((reply, latency))) = (endpoint, scripted) else {
         let _ = respond(&stream, 404, &[], "text/plain", "not found");
         return;
     };
     sleep_unless_stopped(latency, shared);
     let serial = shared.serial.fetch_add(1, Ordering::SeqCst);
-    let _ = answer(&stream, endpoint, &body, reply, serial, shared);
+    if answer(&stream, endpoint, &body, reply, serial, shared).is_ok() {
+        lock(&shared.answered).push((place, Instant::now()));
+    }
 }
 
 fn answer(
