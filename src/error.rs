@@ -134,6 +134,39 @@ pub fn kind_of(e: &anyhow::Error) -> Kind {
     Kind::Runtime
 }
 
+/// Whether an error comes from a full disk (the OS's, or SQLite's own word for it).
+#[must_use]
+pub fn is_disk_full(e: &anyhow::Error) -> bool {
+    e.chain().any(|cause| {
+        cause
+            .downcast_ref::<std::io::Error>()
+            .is_some_and(|io| io.kind() == std::io::ErrorKind::StorageFull)
+            || cause
+                .downcast_ref::<rusqlite::Error>()
+                .is_some_and(|sql| sql.sqlite_error_code() == Some(rusqlite::ErrorCode::DiskFull))
+    })
+}
+
+/// Whether an error comes from the disk holding `dir` being full: [`is_disk_full`], or an
+/// I/O error SQLite gives there while that disk has no room left (it says "disk I/O error"
+/// when it cannot grow the ledger's shared-memory file).
+#[must_use]
+pub fn is_disk_full_at(e: &anyhow::Error, dir: &std::path::Path) -> bool {
+    let io_error = || {
+        e.chain().any(|cause| {
+            cause.downcast_ref::<rusqlite::Error>().is_some_and(|sql| {
+                sql.sqlite_error_code() == Some(rusqlite::ErrorCode::SystemIoFailure)
+            })
+        })
+    };
+    let no_room = || {
+        dir.ancestors()
+            .find_map(|d| rustix::fs::statvfs(d).ok())
+            .is_some_and(|s| s.f_bavail == 0)
+    };
+    is_disk_full(e) || (io_error() && no_room())
+}
+
 #[cfg(test)]
 mod tests {
     use anyhow::Context;
@@ -155,6 +188,28 @@ mod tests {
             kind_of(&e),
             Kind::Usage,
             "a damaged ledger waits for the user"
+        );
+    }
+
+    #[test]
+    fn a_full_disk_is_told_from_other_errors() {
+        let full = |e: anyhow::Error| is_disk_full(&e);
+        let io = std::io::Error::from(std::io::ErrorKind::StorageFull);
+        assert!(full(anyhow::Error::from(io).context("writing memory.md")));
+        let sqlite = |code| rusqlite::Error::SqliteFailure(rusqlite::ffi::Error::new(code), None);
+        assert!(full(
+            anyhow::Error::from(sqlite(rusqlite::ffi::SQLITE_FULL)).context("committing facts")
+        ));
+        let denied = std::io::Error::from(std::io::ErrorKind::PermissionDenied);
+        assert!(!full(anyhow::Error::from(denied)));
+        assert!(!full(anyhow::anyhow!("disk full, said in words only")));
+        // An I/O error is a full disk only where there is no room.
+        let here = std::env::temp_dir();
+        let ioerr = anyhow::Error::from(sqlite(rusqlite::ffi::SQLITE_IOERR));
+        assert!(
+            !is_disk_full_at(&ioerr, &here),
+            "{} has room",
+            here.display()
         );
     }
 

@@ -39,7 +39,9 @@ pub fn main(cli: Cli) -> ExitCode {
         Err(e) => {
             let mut message = format!("{e:#}");
             say(&message);
-            if let Some(advice) = damage_advice(&e, config.as_deref(), &env) {
+            let advice = damage_advice(&e, config.as_deref(), &env)
+                .or_else(|| disk_full_advice(&e, config.as_deref(), &env));
+            if let Some(advice) = advice {
                 say(&advice);
                 message = format!("{message}\n{advice}");
             }
@@ -87,6 +89,23 @@ fn damage_advice(e: &anyhow::Error, config: Option<&std::path::Path>, env: &Env)
     let why = crate::ledger::corruption_in(e)?;
     let paths = Paths::resolve(env, config).ok()?;
     Some(LedgerDamaged::unreadable(&paths.ledger(), why).to_string())
+}
+
+/// What a full state disk means for the user (SQLite's words alone are "database or disk
+/// is full", or "disk I/O error").
+fn disk_full_advice(
+    e: &anyhow::Error,
+    config: Option<&std::path::Path>,
+    env: &Env,
+) -> Option<String> {
+    let paths = Paths::resolve(env, config).ok()?;
+    error::is_disk_full_at(e, &paths.state_dir).then(|| {
+        format!(
+            "the disk holding memloop's state ({}) is full: free some space on it and run again; \
+             nothing memloop committed is lost, and what it did not commit waits for the next run",
+            paths.state_dir.display()
+        )
+    })
 }
 
 fn dispatch(cli: Cli, env: &Env) -> Result<u8> {

@@ -428,3 +428,48 @@ fn an_answer_that_arrives_while_the_run_writes_files_is_kept_at_once() {
 
 /// Facts in the answer that keeps the run busy while another answer arrives.
 const FACTS_TO_WRITE: usize = 600;
+
+/// A state disk already full when the run starts (issue 19 point 9): SQLite says "database
+/// or disk is full" or "disk I/O error"; memloop says which disk and what to do, and
+/// `doctor` says so before a run.
+#[test]
+fn a_state_disk_full_before_the_run_is_named_as_full() {
+    if !can_mount_tmpfs() {
+        eprintln!("skipped: this machine cannot mount a tmpfs in a user namespace");
+        return;
+    }
+    let env = TestEnv::with_fixtures();
+    let state = env.root().join("state");
+    for command in [&["extract"][..], &["doctor"][..]] {
+        let mut cmd = std::process::Command::new("unshare");
+        cmd.args(["--user", "--map-root-user", "--mount", "sh", "-c"])
+            .arg(
+                "mkdir -p \"$XDG_STATE_HOME\" && mount -t tmpfs -o size=64k tmpfs \"$XDG_STATE_HOME\" \
+                 && mkdir -p \"$XDG_STATE_HOME/memory-loop\" \
+                 && (cat /dev/zero > \"$XDG_STATE_HOME/fill\" 2>/dev/null; exec \"$@\")",
+            )
+            .arg("sh")
+            .arg(env!("CARGO_BIN_EXE_memloop"))
+            .args(command);
+        let base = env.process();
+        cmd.env_clear()
+            .current_dir(env.root())
+            .envs(base.get_envs().filter_map(|(k, v)| v.map(|v| (k, v))))
+            .env("XDG_STATE_HOME", &state)
+            .env("MEMLOOP_PROVIDER", "builtin");
+        let output = cmd.output().expect("run memloop in a namespace");
+        let said = format!(
+            "{}{}",
+            String::from_utf8_lossy(&output.stdout),
+            String::from_utf8_lossy(&output.stderr)
+        );
+        assert_eq!(output.status.code(), Some(1), "{command:?}: {said}");
+        let dir = state.join("memory-loop").display().to_string();
+        let named = if command == ["extract"] {
+            format!("the disk holding memloop's state ({dir}) is full: free some space")
+        } else {
+            format!("the disk holding the state directory {dir} is full")
+        };
+        assert!(said.contains(&named), "{command:?}: {said}");
+    }
+}

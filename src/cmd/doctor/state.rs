@@ -37,6 +37,7 @@ pub(super) fn check(cfg: &Resolved, ledger: &Result<Ledger>) -> Vec<Check> {
     }
     let path = cfg.paths.ledger();
     let mut out = Vec::new();
+    out.extend(room(dir));
     match ledger {
         Err(e) if e.downcast_ref::<LedgerDamaged>().is_some() => out.push(
             Check::error("ledger", format!("{e:#}")).fix(
@@ -69,6 +70,27 @@ pub(super) fn check(cfg: &Resolved, ledger: &Result<Ledger>) -> Vec<Check> {
     out.push(lock(dir));
     out.extend(daemon(dir));
     out
+}
+
+/// Free space under this much on the state disk is an error: a run needs room to keep its
+/// ledger and the answers it pays for.
+const LOW_ROOM: u64 = 1 << 20;
+
+/// An error when the disk holding the state directory is (nearly) full; nothing otherwise.
+fn room(dir: &Path) -> Option<Check> {
+    let s = rustix::fs::statvfs(dir).ok()?;
+    let free = s.f_bavail.saturating_mul(s.f_frsize);
+    (free < LOW_ROOM).then(|| {
+        Check::error(
+            "state",
+            format!(
+                "the disk holding the state directory {} is full ({} KiB free): a run cannot keep its ledger or the answers it pays for",
+                dir.display(),
+                free / 1024
+            ),
+        )
+        .fix("free some space on that disk, or point XDG_STATE_HOME at another one")
+    })
 }
 
 /// The run lock: free, or who holds it.
