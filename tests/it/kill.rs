@@ -346,130 +346,77 @@ fn temp_files_a_killed_run_left_are_cleaned_up_by_the_next_run() {
     assert!(theirs.exists(), "other programs' files stay");
 }
 
-/// Whether the ledger records `name` as committed.
-fn committed(env: &TestEnv, name: &str) -> bool {
-    let ledger = env.state_dir().join("ledger.sqlite3");
-    rusqlite::Connection::open_with_flags(&ledger, rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY)
-        .and_then(|c| {
-            c.query_row(
-                "SELECT count(*) FROM transcripts WHERE path LIKE ?1",
-                [format!("%{name}")],
-                |r| r.get::<_, i64>(0),
-            )
-        })
-        .is_ok_and(|n| n > 0)
-}
-
 #[test]
-fn an_answer_that_arrives_while_the_run_writes_files_is_kept_at_once() {
+fn an_answer_is_kept_as_it_arrives_not_once_its_facts_are_judged() {
     let env = TestEnv::new();
     env.create_vault("delta");
-    env.config("[llm]\nconcurrency = 2\nmax_facts_per_answer = 0\n");
-    // The older one brings many facts: the run is busy merging and writing them a while.
-    let many: String = (0..FACTS_TO_WRITE)
-        .map(|i| format!("remember: Preferences | global | Likes dish number {i} a lot.\n\n"))
-        .collect();
-    let busy = "2025-07-20-0900-busy.md";
-    let late = "Keeps bees on the roof.";
-    for (i, (name, text)) in [
-        (busy, many),
-        (
-            "2025-07-21-0900-late.md",
-            format!("remember: Patterns | global | {late}"),
-        ),
-    ]
-    .into_iter()
-    .enumerate()
-    {
-        let path = env.add_transcript(
-            "delta",
-            name,
-            &transcript("2025-07-20", "09:00", "T", &text),
-        );
-        set_age(&path, Duration::from_secs(3600 * (5 - i as u64)));
-    }
+    let said = "JUDGE. I have written Go for six years and always format with tabs.";
+    let path = env.add_transcript(
+        "delta",
+        "2025-08-04-0900-go.md",
+        &transcript("2025-08-04", "09:00", "Go", said),
+    );
+    let fact = "Prefers tabs over spaces in Go code.";
+    let answer = serde_json::json!({"facts": [{"category": "Preferences", "text": fact,
+        "scope": "global", "evidence": "always format with tabs"}]});
+    let extraction =
+        crate::support::mock::Reply::Raw(crate::support::mock::anthropic_tool_use(&answer, 10, 10));
     let mock = Mock::start();
     mock.when(
-        move |r| r.user_text().contains(late),
-        crate::support::mock::Reply::SlowEcho(Duration::from_millis(100)),
+        |r| r.user_text().contains("JUDGE.") && !r.is_judge(),
+        extraction.clone(),
+    );
+    // The judge of its unsure fact never answers in this run.
+    mock.when(
+        |r| r.is_judge(),
+        crate::support::mock::Reply::Hang(Duration::from_secs(60)),
     );
     let mut child = spawn_extract(&env, &mock);
-    // Until the late answer is written out, then a moment for the run to receive it.
-    let deadline = Instant::now() + WAIT_LIMIT;
-    let arrived = || {
-        let requests = mock.requests();
-        mock.answered()
-            .iter()
-            .any(|&(place, _)| requests[place].user_text().contains(late))
+    let ledger = env.state_dir().join("ledger.sqlite3");
+    let kept = || {
+        rusqlite::Connection::open_with_flags(&ledger, rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY)
+            .and_then(|c| c.query_row("SELECT count(*) FROM answers", [], |r| r.get::<_, i64>(0)))
+            .is_ok_and(|n| n > 0)
     };
-    while !arrived() {
-        assert!(Instant::now() < deadline, "the late answer never came");
-        thread::sleep(Duration::from_millis(1));
+    // The extraction's answer arrived (the judge was asked): it is kept while the judge waits.
+    let deadline = Instant::now() + WAIT_LIMIT;
+    while !(mock.requests().iter().any(|r| r.is_judge()) && kept()) {
+        assert!(
+            Instant::now() < deadline,
+            "the answer was not kept while its facts were being judged"
+        );
+        thread::sleep(Duration::from_millis(5));
     }
-    thread::sleep(Duration::from_millis(30));
-    let still_busy = !committed(&env, busy);
     child.kill().expect("kill memloop");
     child.wait().expect("reap memloop");
-    assert!(
-        still_busy,
-        "the run finished its busy commit before the kill: raise FACTS_TO_WRITE"
-    );
 
     let mock = Mock::start();
+    mock.when(
+        |r| r.user_text().contains("JUDGE.") && !r.is_judge(),
+        extraction,
+    );
+    mock.when(
+        |r| r.is_judge(),
+        crate::support::mock::Reply::Raw(crate::support::mock::anthropic_tool_use(
+            &serde_json::json!({"verdicts": [{"n": 1, "states": true}]}),
+            30,
+            5,
+        )),
+    );
     let report = env.extract(&mock, &[], 0);
     assert_eq!(
-        transcript_sent_with(&mock, late),
+        transcript_sent_with(&mock, "JUDGE."),
         0,
-        "it was kept as it arrived"
+        "the extraction was not bought again: {report}"
     );
-    assert_eq!(report["transcripts"]["processed"], 2, "{report}");
-    assert!(bullets(&env.memory()).contains(&late.to_owned()));
-}
-
-/// Facts in the answer that keeps the run busy while another answer arrives.
-const FACTS_TO_WRITE: usize = 600;
-
-/// A state disk already full when the run starts (issue 19 point 9): SQLite says "database
-/// or disk is full" or "disk I/O error"; memloop says which disk and what to do, and
-/// `doctor` says so before a run.
-#[test]
-fn a_state_disk_full_before_the_run_is_named_as_full() {
-    if !can_mount_tmpfs() {
-        eprintln!("skipped: this machine cannot mount a tmpfs in a user namespace");
-        return;
-    }
-    let env = TestEnv::with_fixtures();
-    let state = env.root().join("state");
-    for command in [&["extract"][..], &["doctor"][..]] {
-        let mut cmd = std::process::Command::new("unshare");
-        cmd.args(["--user", "--map-root-user", "--mount", "sh", "-c"])
-            .arg(
-                "mkdir -p \"$XDG_STATE_HOME\" && mount -t tmpfs -o size=64k tmpfs \"$XDG_STATE_HOME\" \
-                 && mkdir -p \"$XDG_STATE_HOME/memory-loop\" \
-                 && (cat /dev/zero > \"$XDG_STATE_HOME/fill\" 2>/dev/null; exec \"$@\")",
-            )
-            .arg("sh")
-            .arg(env!("CARGO_BIN_EXE_memloop"))
-            .args(command);
-        let base = env.process();
-        cmd.env_clear()
-            .current_dir(env.root())
-            .envs(base.get_envs().filter_map(|(k, v)| v.map(|v| (k, v))))
-            .env("XDG_STATE_HOME", &state)
-            .env("MEMLOOP_PROVIDER", "builtin");
-        let output = cmd.output().expect("run memloop in a namespace");
-        let said = format!(
-            "{}{}",
-            String::from_utf8_lossy(&output.stdout),
-            String::from_utf8_lossy(&output.stderr)
-        );
-        assert_eq!(output.status.code(), Some(1), "{command:?}: {said}");
-        let dir = state.join("memory-loop").display().to_string();
-        let named = if command == ["extract"] {
-            format!("the disk holding memloop's state ({dir}) is full: free some space")
-        } else {
-            format!("the disk holding the state directory {dir} is full")
-        };
-        assert!(said.contains(&named), "{command:?}: {said}");
-    }
+    assert_eq!(
+        mock.requests().iter().filter(|r| r.is_judge()).count(),
+        1,
+        "its unsure fact is judged now"
+    );
+    assert!(
+        bullets(&env.memory()).contains(&fact.to_owned()),
+        "{report}"
+    );
+    assert!(path.exists());
 }
