@@ -62,25 +62,9 @@ fn stable(env: &TestEnv, text: &str) -> String {
 
 /// Every file under home/ and vaults/ whose bytes hold `needle`, transcripts left out.
 fn files_holding(env: &TestEnv, needle: &str) -> Vec<PathBuf> {
-    fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
-        for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
-            let path = entry.path();
-            if path.is_dir() {
-                walk(&path, out);
-            } else if !path.parent().is_some_and(|p| p.ends_with("chats")) {
-                out.push(path);
-            }
-        }
-    }
-    let mut files = Vec::new();
-    walk(&env.home(), &mut files);
-    walk(&env.vaults(), &mut files);
+    let mut files = crate::support::holding(&env.home(), needle);
+    files.extend(crate::support::holding(&env.vaults(), needle));
     files
-        .into_iter()
-        .filter(|p| {
-            std::fs::read(p).is_ok_and(|b| b.windows(needle.len()).any(|w| w == needle.as_bytes()))
-        })
-        .collect()
 }
 
 #[test]

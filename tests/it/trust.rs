@@ -3,12 +3,12 @@
 //! with `memloop memory ...`), followed by an ordinary run, and each once found a bug.
 
 use std::fs;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use crate::support::fixture::{DIRECT, GLOBAL, LANTERNFISH, SEARCH_INFRA};
 use crate::support::mock::Mock;
 use crate::support::{
-    TestEnv, bullets, extracted, read, read_bytes, report, set_age, transcript, write_file,
+    TestEnv, bullets, extracted, holding, read, read_bytes, report, set_age, transcript, write_file,
 };
 
 /// (text, status) of every fact the ledger knows.
@@ -41,35 +41,6 @@ fn hand_edit(env: &TestEnv, from: &str, to: &str) -> String {
     let edited = before.replacen(from, to, 1);
     write_file(&env.memory_path(), edited.as_bytes());
     edited
-}
-
-fn files_under(dir: &Path) -> Vec<PathBuf> {
-    let mut out = Vec::new();
-    let Ok(entries) = fs::read_dir(dir) else {
-        return out;
-    };
-    for e in entries.flatten() {
-        let p = e.path();
-        if p.is_dir() {
-            out.extend(files_under(&p));
-        } else {
-            out.push(p);
-        }
-    }
-    out
-}
-
-/// Files under `dir` (transcripts left out: they are the user's) holding `needle`.
-fn holding(dir: &Path, needle: &str) -> Vec<PathBuf> {
-    files_under(dir)
-        .into_iter()
-        .filter(|p| !p.parent().is_some_and(|d| d.ends_with("chats")))
-        .filter(|p| {
-            read_bytes(p)
-                .windows(needle.len())
-                .any(|w| w == needle.as_bytes())
-        })
-        .collect()
 }
 
 // ---------------------------------------------------------------------------------------
@@ -913,7 +884,7 @@ fn a_hard_linked_memory_md_stays_one_file() {
     let (here, there) = (read(&memory), read(&linked));
     assert_eq!(here, there, "one file under two names");
     assert!(here.contains(DIRECT) && here.contains("Keeps bees.") && here.contains("Likes tea."));
-    let left: Vec<PathBuf> = files_under(memory.parent().unwrap())
+    let left: Vec<PathBuf> = crate::support::files_under(memory.parent().unwrap())
         .into_iter()
         .filter(|p| p.to_string_lossy().contains("memloop-journal"))
         .collect();

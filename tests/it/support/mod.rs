@@ -403,6 +403,19 @@ pub fn read(path: &Path) -> String {
 }
 
 /// A file's bytes; panics naming the path.
+/// Files under `dir` whose bytes hold `needle`, transcripts (the user's) left out.
+pub fn holding(dir: &Path, needle: &str) -> Vec<PathBuf> {
+    files_under(dir)
+        .into_iter()
+        .filter(|p| !p.parent().is_some_and(|d| d.ends_with("chats")))
+        .filter(|p| {
+            read_bytes(p)
+                .windows(needle.len())
+                .any(|w| w == needle.as_bytes())
+        })
+        .collect()
+}
+
 pub fn read_bytes(path: &Path) -> Vec<u8> {
     fs::read(path).unwrap_or_else(|e| panic!("read {}: {e}", path.display()))
 }
@@ -581,7 +594,8 @@ fn copy_dir(from: &Path, to: &Path) {
     }
 }
 
-fn files_under(dir: &Path) -> Vec<PathBuf> {
+/// Every file under `dir`, at any depth.
+pub fn files_under(dir: &Path) -> Vec<PathBuf> {
     let mut out = Vec::new();
     let Ok(entries) = fs::read_dir(dir) else {
         return out;
