@@ -25,6 +25,7 @@ pub struct Config {
     pub insights: InsightsConfig,
     pub schedule: ScheduleConfig,
     pub sources: SourcesConfig,
+    pub mcp: McpConfig,
 }
 
 impl Default for Config {
@@ -38,6 +39,7 @@ impl Default for Config {
             insights: InsightsConfig::default(),
             schedule: ScheduleConfig::default(),
             sources: SourcesConfig::default(),
+            mcp: McpConfig::default(),
         }
     }
 }
@@ -134,6 +136,24 @@ impl Default for ScheduleConfig {
             catch_up_hours: 24,
         }
     }
+}
+
+/// `[mcp]`: what `memloop mcp` does with a fact a session asks it to remember.
+#[derive(Debug, Clone, Default, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct McpConfig {
+    pub remember: McpRemember,
+}
+
+/// `[mcp] remember`.
+#[derive(Debug, Clone, Copy, Default, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum McpRemember {
+    /// Held for `memory review`.
+    #[default]
+    Review,
+    /// Written as the person's own fact.
+    Accept,
 }
 
 /// Where transcripts come from besides Memory Loop's vaults.

@@ -33,6 +33,7 @@ pub mod merge;
 pub mod paths;
 pub mod pipeline;
 pub mod prompt;
+pub mod queued;
 pub mod rebuild;
 pub mod redact;
 pub mod render;

@@ -127,6 +127,9 @@ pub async fn run(
     // Hand edits are read back before any new fact arrives, so a bullet the user deleted
     // is already forgotten when a transcript says it again.
     run.sync_all()?;
+    if !opts.dry_run {
+        run.merge_queued()?;
+    }
     let stopped = run.extract_all(jobs, &provider, cancel).await;
     if stopped.is_none() {
         run.reconcile(&provider).await?;
@@ -394,6 +397,20 @@ impl<'a> Run<'a> {
 
     fn sync_all(&mut self) -> Result<()> {
         self.engine.sync_all(&mut self.report, &self.now)
+    }
+
+    /// Takes in the facts sessions asked `memloop mcp` to keep while a run held the lock
+    /// (`queued`); the run's writes put them in the files.
+    fn merge_queued(&mut self) -> Result<()> {
+        let merged = crate::queued::merge(self.engine.cfg, &mut self.engine.store)?;
+        if merged > 0 {
+            self.touched_facts = true;
+            self.report.notices.push(format!(
+                "took in {merged} fact{} a session asked `memloop mcp` to keep while memory was busy",
+                if merged == 1 { "" } else { "s" }
+            ));
+        }
+        Ok(())
     }
 
     /// Finds the transcripts that are new or changed (`scan`); counts the rest, records

@@ -497,24 +497,46 @@ impl Store {
 
     /// A fact typed by the user (`memory remember`): redacted, checked like any fact,
     /// deduplicated against what is known. A known fact is reinforced and made active.
+    ///
+    /// A fact a session asks to keep (`memloop mcp`, [`By::Session`]) goes through the same
+    /// checks, but it cannot bring back what the person forgot or erased, and a new one is
+    /// held for review unless the person chose to accept them.
     pub fn remember(&mut self, new: &Remember<'_>) -> Result<Remembered> {
         let text = users_words(new.text);
         if let Err(reason) = fact::check(&text) {
             return Ok(Remembered::Refused(reason));
         }
+        let session = matches!(new.by, By::Session { .. });
+        let (transcript, event) = if session {
+            (SESSION, "memloop mcp")
+        } else {
+            (REMEMBERED, "memory remember")
+        };
         let source = Source {
-            transcript: REMEMBERED.into(),
+            transcript: transcript.into(),
             date: new.now.get(..10).unwrap_or(new.now).to_owned(),
             evidence: None,
         };
         self.transaction(|l, index| {
+            let key = fact::normalize(&text);
+            if session && l.is_purged(&key)? {
+                return Ok(Remembered::Withheld(Withheld::Erased));
+            }
             // Remembering an erased fact is the user letting it back in.
-            l.unpurge(&fact::normalize(&text))?;
+            l.unpurge(&key)?;
             if let Some(id) = index.find(&text, new.scope, new.vault) {
                 let known = l.fact(id)?;
                 let was = known.as_ref().map(|f| f.status);
+                if session {
+                    if was == Some(Status::Forgotten) {
+                        return Ok(Remembered::Withheld(Withheld::Forgotten));
+                    }
+                    // Said again in a session: seen once more, in the words it has.
+                    l.reinforce(id, &source)?;
+                    l.add_event(id, new.now, "remembered", Some(event))?;
+                    return Ok(Remembered::Known { id, was });
+                }
                 // The user's words win: a close fact takes the wording they just typed.
-                let key = fact::normalize(&text);
                 if known.is_some_and(|f| fact::normalize(&f.text) != key) {
                     l.set_text(id, &text, &key)?;
                     l.set_origin(id, Origin::User)?;
@@ -522,20 +544,24 @@ impl Store {
                 }
                 l.set_status(id, Status::Active, None)?;
                 l.reinforce(id, &source)?;
-                l.add_event(id, new.now, "remembered", Some("memory remember"))?;
+                l.add_event(id, new.now, "remembered", Some(event))?;
                 return Ok(Remembered::Known { id, was });
             }
+            let status = match new.by {
+                By::Session { accept: false } => Status::Pending,
+                By::Session { accept: true } | By::User => Status::Active,
+            };
             let id = l.insert_fact(&NewFact {
                 text: &text,
-                key: &fact::normalize(&text),
+                key: &key,
                 category: new.category,
                 scope: new.scope,
                 vault: new.vault,
-                status: Status::Active,
+                status,
                 origin: Origin::User,
                 source: &source,
             })?;
-            l.add_event(id, new.now, "written", Some("memory remember"))?;
+            l.add_event(id, new.now, "written", Some(event))?;
             index.insert(id, &text, new.scope, new.vault);
             Ok(Remembered::New(id))
         })
@@ -555,6 +581,8 @@ const REBUILT_WORDED: &str = "worded so in the file when the ledger was rebuilt"
 const REBUILT_GONE: &str = "deleted from the file, found when the ledger was rebuilt";
 /// The transcript name `memory remember` facts are sourced to.
 pub const REMEMBERED: &str = "(memloop memory remember)";
+/// The transcript name facts a session asked `memloop mcp` to keep are sourced to.
+pub const SESSION: &str = "(memloop mcp: asked in a session)";
 
 /// A fact for `remember`.
 pub struct Remember<'a> {
@@ -563,6 +591,28 @@ pub struct Remember<'a> {
     pub scope: Scope,
     pub vault: Option<&'a str>,
     pub now: &'a str,
+    /// Who asks.
+    pub by: By,
+}
+
+/// Who asks memloop to remember a fact.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum By {
+    /// The person, at the command line.
+    User,
+    /// A session, through `memloop mcp`; `accept`: `[mcp] remember = "accept"`.
+    Session { accept: bool },
+}
+
+/// Why a session's fact was not kept although it passed the checks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+pub enum Withheld {
+    #[error("the person forgot this fact; only they can bring it back (`memloop memory restore`)")]
+    Forgotten,
+    #[error(
+        "the person erased this fact; only they can let it back in (`memloop memory remember`)"
+    )]
+    Erased,
 }
 
 /// What `remember` did.
@@ -575,6 +625,8 @@ pub enum Remembered {
         was: Option<Status>,
     },
     Refused(fact::Refusal),
+    /// A session's fact the person forgot or erased.
+    Withheld(Withheld),
 }
 
 /// What a replaced fact's history says of the fact that replaced it.
@@ -606,7 +658,8 @@ fn grounding(
 }
 
 /// Words the user typed, as a fact keeps them: secrets redacted, one clean line.
-fn users_words(text: &str) -> String {
+#[must_use]
+pub fn users_words(text: &str) -> String {
     render::clean(&redact::redact(text.trim()))
 }
 

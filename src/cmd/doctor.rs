@@ -113,6 +113,9 @@ pub fn run(global: &Global, env: &Env, args: &DoctorArgs) -> Result<u8> {
     ));
     checks.push(service::check(&inspection, cfg, now));
     checks.push(memory_loop::check(cfg, env, now));
+    if let Ok(home) = env.home() {
+        checks.push(mcp_registered(&home));
+    }
     if args.json {
         super::print_json_text(&to_json(&checks)?)?;
     } else {
@@ -123,6 +126,49 @@ pub fn run(global: &Global, env: &Env, args: &DoctorArgs) -> Result<u8> {
     } else {
         EXIT_OK
     })
+}
+
+/// Whether Claude Code has `memloop mcp` registered: a server in `~/.claude.json` (user
+/// scope, or a project's local scope) whose command is memloop with the argument `mcp`.
+/// Optional, so never worse than ok, and the line says how.
+fn mcp_registered(home: &std::path::Path) -> Check {
+    let path = home.join(".claude.json");
+    let doc: Option<serde_json::Value> = std::fs::read(&path)
+        .ok()
+        .and_then(|b| serde_json::from_slice(&b).ok());
+    let is_memloop = |server: &serde_json::Value| {
+        let command = server["command"].as_str().unwrap_or_default();
+        let args = server["args"].as_array().cloned().unwrap_or_default();
+        std::path::Path::new(command)
+            .file_name()
+            .is_some_and(|n| n == "memloop")
+            && args.first().and_then(|a| a.as_str()) == Some("mcp")
+    };
+    let found = doc.as_ref().and_then(|doc| {
+        let user = doc["mcpServers"].as_object().into_iter().flatten();
+        let local = doc["projects"]
+            .as_object()
+            .into_iter()
+            .flatten()
+            .flat_map(|(_, p)| p["mcpServers"].as_object().into_iter().flatten());
+        user.map(|s| ("user", s))
+            .chain(local.map(|s| ("a project's local", s)))
+            .find(|(_, (_, server))| is_memloop(server))
+            .map(|(scope, (name, _))| (scope, name.clone()))
+    });
+    match found {
+        Some((scope, name)) => Check::ok(
+            "mcp",
+            format!(
+                "Claude Code has `memloop mcp` registered as {name:?} ({scope} scope, {})",
+                path.display()
+            ),
+        ),
+        None => Check::ok(
+            "mcp",
+            "Claude Code does not have `memloop mcp` registered (optional: `claude mcp add --scope user memloop -- memloop mcp` lets sessions search memloop's memory)",
+        ),
+    }
 }
 
 /// A private copy of the ledger, or why it cannot be used: damaged, or emptied while

@@ -7,6 +7,7 @@ mod doctor;
 pub mod editor;
 mod extract;
 pub mod ledger;
+mod mcp;
 pub mod memory;
 mod prompt;
 pub(crate) mod service;
@@ -123,6 +124,7 @@ fn dispatch(cli: Cli, env: &Env) -> Result<u8> {
         Command::Doctor(args) => doctor::run(&global, env, &args),
         Command::Completions(args) => completions::run(args.shell),
         Command::Man => completions::man(),
+        Command::Mcp => mcp::run(&resolve(&global, env)?, env),
     }
 }
 

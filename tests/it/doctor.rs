@@ -183,7 +183,8 @@ fn a_healthy_home_is_all_ok_offline_and_with_the_provider_answering() {
             "lock",
             "last-run",
             "service",
-            "memory-loop"
+            "memory-loop",
+            "mcp"
         ],
         "every check, in reading order"
     );

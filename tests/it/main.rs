@@ -35,6 +35,7 @@ mod ledger_damage;
 mod legacy;
 mod llm_faults;
 mod lock;
+mod mcp;
 mod memory_edit;
 mod memory_loop_formats;
 mod memory_show;

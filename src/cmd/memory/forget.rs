@@ -159,6 +159,7 @@ pub fn run(cfg: &Resolved, args: &ForgetArgs) -> Result<u8> {
     engine.store.purge(&all_ids)?;
     scrubbed.extend(scrub_backups(&engine, &texts)?);
     scrubbed.extend(scrub_damaged_ledgers(&engine, &texts)?);
+    scrubbed.extend(scrub_queued(&engine, &texts)?);
     print(&format!(
         "erased: gone from {}, the ledger and {} backup file{} (damaged ledgers included); memloop keeps only a one-way fingerprint of its words, so it stays forgotten (`memloop memory remember` lets it back in)\n",
         places(&chosen),
@@ -251,6 +252,21 @@ fn scrub_backups(engine: &Engine<'_>, texts: &[&str]) -> Result<Vec<PathBuf>> {
         }
     }
     Ok(scrubbed)
+}
+
+/// Removes the facts a session asked `memloop mcp` to keep that say one of `texts` and
+/// wait for the lock (`queued`); returns their files.
+fn scrub_queued(engine: &Engine<'_>, texts: &[&str]) -> Result<Vec<PathBuf>> {
+    let keys: Vec<String> = texts.iter().map(|t| normalize(t)).collect();
+    let mut removed = Vec::new();
+    for (path, fact) in crate::queued::waiting(&engine.cfg.paths.state_dir) {
+        if keys.contains(&normalize(&fact.text)) || texts.iter().any(|t| fact.text.contains(t)) {
+            std::fs::remove_file(&path)
+                .with_context(|| format!("could not remove {}", path.display()))?;
+            removed.push(path);
+        }
+    }
+    Ok(removed)
 }
 
 /// Overwrites the words, byte for byte, in the damaged ledgers `ledger rebuild` kept

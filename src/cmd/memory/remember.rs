@@ -80,10 +80,14 @@ pub fn run(cfg: &Resolved, args: &RememberArgs) -> Result<u8> {
         },
         vault: vault.as_deref(),
         now: &now,
+        by: crate::store::By::User,
     })?;
     let (id, said) = match done {
         Remembered::Refused(reason) => {
             return Err(error::usage(format!("not remembered: {reason}")));
+        }
+        Remembered::Withheld(why) => {
+            return Err(error::usage(format!("not remembered: {why}")));
         }
         Remembered::New(id) => (id, "remembered".to_owned()),
         Remembered::Known { id, was } => (

@@ -18,7 +18,7 @@ use crate::cmd::{EXIT_FAILED, EXIT_OK, print, say};
 use crate::config::Resolved;
 use crate::fact::{ArchiveReason, Fact, Origin, Scope, Status};
 use crate::ledger::{Event, Ledger, Source};
-use crate::store::{HAND_EDIT, REMEMBERED};
+use crate::store::{HAND_EDIT, REMEMBERED, SESSION};
 
 /// `memory why` options.
 #[derive(Debug, Args)]
@@ -153,6 +153,10 @@ fn source(ledger: &Ledger, s: &Source) -> Result<String> {
     let mut out = match s.transcript.as_str() {
         HAND_EDIT => format!("    {}  written in the file by hand\n", s.date),
         REMEMBERED => format!("    {}  `memloop memory remember`\n", s.date),
+        SESSION => format!(
+            "    {}  asked to keep in a Claude Code session (`memloop mcp`)\n",
+            s.date
+        ),
         path => {
             // A Claude Code session's row says how far it was read; its "vault" is the
             // project it was held in.
