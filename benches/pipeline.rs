@@ -32,6 +32,9 @@ mod corpus;
 #[path = "pipeline/sessions.rs"]
 mod sessions;
 
+#[path = "pipeline/rng.rs"]
+mod rng;
+
 use corpus::{Corpus, Kind, Spec, generate, vault_name};
 
 use std::fmt::Write as _;

@@ -20,20 +20,7 @@ pub struct Sessions {
     pub bytes: u64,
 }
 
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-}
+use super::rng::Rng;
 
 const ASKS: &[&str] = &[
     "the integration tests fail on CI but pass locally, can you look?",

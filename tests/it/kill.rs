@@ -201,12 +201,7 @@ fn an_answer_paid_for_but_not_yet_committed_survives_a_kill() {
     );
     let mut child = spawn_extract(&env, &mock);
     // Until the fast answer has arrived and been kept: it waits for its turn.
-    let ledger = env.state_dir().join("ledger.sqlite3");
-    let kept = || {
-        rusqlite::Connection::open_with_flags(&ledger, rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY)
-            .and_then(|c| c.query_row("SELECT count(*) FROM answers", [], |r| r.get::<_, i64>(0)))
-            .is_ok_and(|n| n > 0)
-    };
+    let kept = || answers_kept(&env);
     let deadline = Instant::now() + WAIT_LIMIT;
     while !kept() {
         assert!(Instant::now() < deadline, "no answer was kept");
@@ -231,6 +226,14 @@ fn an_answer_paid_for_but_not_yet_committed_survives_a_kill() {
             .contains("answered in an interrupted run and kept"),
         "{report}"
     );
+}
+
+/// Whether the ledger keeps an answer not yet committed.
+fn answers_kept(env: &TestEnv) -> bool {
+    let ledger = env.state_dir().join("ledger.sqlite3");
+    rusqlite::Connection::open_with_flags(&ledger, rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY)
+        .and_then(|c| c.query_row("SELECT count(*) FROM answers", [], |r| r.get::<_, i64>(0)))
+        .is_ok_and(|n| n > 0)
 }
 
 /// Whether this machine lets a test mount a small tmpfs in a user namespace.
@@ -372,12 +375,7 @@ fn an_answer_is_kept_as_it_arrives_not_once_its_facts_are_judged() {
         crate::support::mock::Reply::Hang(Duration::from_secs(60)),
     );
     let mut child = spawn_extract(&env, &mock);
-    let ledger = env.state_dir().join("ledger.sqlite3");
-    let kept = || {
-        rusqlite::Connection::open_with_flags(&ledger, rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY)
-            .and_then(|c| c.query_row("SELECT count(*) FROM answers", [], |r| r.get::<_, i64>(0)))
-            .is_ok_and(|n| n > 0)
-    };
+    let kept = || answers_kept(&env);
     // The extraction's answer arrived (the judge was asked): it is kept while the judge waits.
     let deadline = Instant::now() + WAIT_LIMIT;
     while !(mock.requests().iter().any(|r| r.is_judge()) && kept()) {
