@@ -7,14 +7,14 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 
 use crate::llm::{ProviderKind, Settings};
 use crate::paths::{self, Env, Paths};
 use crate::schedule::Schedule;
 
 /// The whole config file. Every field has the contract's default.
-#[derive(Debug, Clone, Deserialize, PartialEq)]
+#[derive(Debug, Clone, Deserialize, Serialize, PartialEq)]
 #[serde(deny_unknown_fields, default)]
 pub struct Config {
     pub vaults_dir: String,
@@ -44,7 +44,7 @@ impl Default for Config {
     }
 }
 
-#[derive(Debug, Clone, Deserialize, PartialEq)]
+#[derive(Debug, Clone, Deserialize, Serialize, PartialEq)]
 #[serde(deny_unknown_fields, default)]
 pub struct LlmConfig {
     pub provider: String,
@@ -79,7 +79,7 @@ impl Default for LlmConfig {
     }
 }
 
-#[derive(Debug, Clone, Deserialize, PartialEq)]
+#[derive(Debug, Clone, Deserialize, Serialize, PartialEq)]
 #[serde(deny_unknown_fields, default)]
 pub struct MemoryConfig {
     pub path: String,
@@ -100,7 +100,7 @@ impl Default for MemoryConfig {
     }
 }
 
-#[derive(Debug, Clone, Deserialize, PartialEq)]
+#[derive(Debug, Clone, Deserialize, Serialize, PartialEq)]
 #[serde(deny_unknown_fields, default)]
 pub struct InsightsConfig {
     pub enabled: bool,
@@ -116,12 +116,12 @@ impl Default for InsightsConfig {
     }
 }
 
-#[derive(Debug, Clone, Deserialize, PartialEq)]
+#[derive(Debug, Clone, Deserialize, Serialize, PartialEq)]
 #[serde(deny_unknown_fields, default)]
 pub struct ScheduleConfig {
     /// Checked as the file is read, so a bad expression names its line like any other
     /// error in the file.
-    #[serde(deserialize_with = "cron")]
+    #[serde(deserialize_with = "cron", serialize_with = "cron_expr")]
     pub cron: Schedule,
     pub catch_up_hours: u64,
 }
@@ -139,14 +139,14 @@ impl Default for ScheduleConfig {
 }
 
 /// `[mcp]`: what `memloop mcp` does with a fact a session asks it to remember.
-#[derive(Debug, Clone, Default, Deserialize, PartialEq)]
+#[derive(Debug, Clone, Default, Deserialize, Serialize, PartialEq)]
 #[serde(deny_unknown_fields, default)]
 pub struct McpConfig {
     pub remember: McpRemember,
 }
 
 /// `[mcp] remember`.
-#[derive(Debug, Clone, Copy, Default, Deserialize, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Default, Deserialize, Serialize, PartialEq, Eq)]
 #[serde(rename_all = "lowercase")]
 pub enum McpRemember {
     /// Held for `memory review`.
@@ -157,14 +157,14 @@ pub enum McpRemember {
 }
 
 /// Where transcripts come from besides Memory Loop's vaults.
-#[derive(Debug, Clone, Default, Deserialize, PartialEq)]
+#[derive(Debug, Clone, Default, Deserialize, Serialize, PartialEq)]
 #[serde(deny_unknown_fields, default)]
 pub struct SourcesConfig {
     pub claude_code: ClaudeCodeConfig,
 }
 
 /// `[sources.claude_code]`: Claude Code's own sessions (`~/.claude/projects`).
-#[derive(Debug, Clone, Default, Deserialize, PartialEq)]
+#[derive(Debug, Clone, Default, Deserialize, Serialize, PartialEq)]
 #[serde(deny_unknown_fields, default)]
 pub struct ClaudeCodeConfig {
     /// Nothing from a coding session reaches an LLM unless this is `true` (or the run
@@ -177,6 +177,11 @@ pub struct ClaudeCodeConfig {
     /// Project path patterns whose facts about the project are written to a fenced
     /// section of the project's git-ignored `CLAUDE.local.md`; empty: none, ever.
     pub insights: Vec<String>,
+}
+
+/// A schedule as the file spells it.
+fn cron_expr<S: serde::Serializer>(schedule: &Schedule, s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_str(schedule.expr())
 }
 
 /// toml gives a custom error its line but not its key: the message names it.
@@ -475,6 +480,47 @@ pub fn provider_name(kind: ProviderKind) -> &'static str {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The README's configuration block (the TOML under `## Configuration`).
+    fn readme_block() -> toml::Table {
+        let readme = include_str!("../README.md");
+        let section = &readme[readme.find("\n## Configuration\n").expect("the section")..];
+        let start = section.find("```toml\n").expect("its toml block") + "```toml\n".len();
+        let end = start + section[start..].find("```").expect("the block's end");
+        section[start..end]
+            .parse()
+            .expect("the README's block is TOML")
+    }
+
+    /// Every key of a table, as `section.key`, nested tables by their path.
+    fn keys(table: &toml::Table, prefix: &str, out: &mut Vec<String>) {
+        for (k, v) in table {
+            let path = format!("{prefix}{k}");
+            match v {
+                toml::Value::Table(t) => keys(t, &format!("{path}."), out),
+                _ => out.push(path),
+            }
+        }
+    }
+
+    #[test]
+    fn the_readme_documents_every_key_with_its_default() {
+        let documented = readme_block();
+        let defaults = toml::Table::try_from(Config::default()).expect("the defaults as TOML");
+        let (mut readme, mut config) = (Vec::new(), Vec::new());
+        keys(&documented, "", &mut readme);
+        keys(&defaults, "", &mut config);
+        readme.sort();
+        config.sort();
+        assert_eq!(
+            readme, config,
+            "the README's configuration block and the config struct"
+        );
+        let parsed: Config = documented
+            .try_into()
+            .expect("the README's block is a config");
+        assert_eq!(parsed, Config::default(), "the README gives the defaults");
+    }
 
     fn parse(text: &str) -> Result<Config, ConfigError> {
         Config::from_toml(text, Path::new("/c/config.toml"))
