@@ -125,20 +125,35 @@ impl Read {
     fn load(path: &std::path::Path) -> Result<Self> {
         let stamp = Self::stamp(path);
         let ledger = Ledger::scratch_copy(path)?;
-        let facts = ledger
-            .facts(&[Status::Active, Status::Archived, Status::Pending])?
-            .into_iter()
-            .map(|f| {
-                let words = format!(
-                    "{} {} {}",
-                    f.text,
-                    f.category,
-                    f.vault.as_deref().unwrap_or("")
-                );
-                let stems = crate::ground::content_stems(&words).into_iter().collect();
-                (f, stems)
-            })
-            .collect();
+        let facts = ledger.facts(&[Status::Active, Status::Archived, Status::Pending])?;
+        // Stemming is most of the time: one share of the facts a core.
+        let cores = std::thread::available_parallelism().map_or(1, std::num::NonZero::get);
+        let share = facts.len().div_ceil(cores).max(1);
+        let stemmed = |facts: &[Fact]| -> Vec<std::collections::HashSet<String>> {
+            facts
+                .iter()
+                .map(|f| {
+                    let words = format!(
+                        "{} {} {}",
+                        f.text,
+                        f.category,
+                        f.vault.as_deref().unwrap_or("")
+                    );
+                    crate::ground::content_stems(&words).into_iter().collect()
+                })
+                .collect()
+        };
+        let stems: Vec<std::collections::HashSet<String>> = std::thread::scope(|scope| {
+            let parts: Vec<_> = facts
+                .chunks(share)
+                .map(|part| scope.spawn(move || stemmed(part)))
+                .collect();
+            parts
+                .into_iter()
+                .flat_map(|p| p.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))
+                .collect()
+        });
+        let facts = facts.into_iter().zip(stems).collect();
         Ok(Self {
             stamp,
             ledger,
