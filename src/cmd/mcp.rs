@@ -418,21 +418,12 @@ fn remember(cfg: &Arc<Resolved>, args: &RememberArgs) -> Result<String> {
     }
     crate::fact::check(&text).map_err(|reason| anyhow::anyhow!("{reason}"))?;
     let categories = cfg.paths.prompt()?.categories;
-    let category = match &args.category {
-        Some(asked) => categories
-            .iter()
-            .find(|c| c.eq_ignore_ascii_case(asked))
-            .cloned()
-            .ok_or_else(|| {
-                anyhow::anyhow!(
-                    "no category {asked:?}; memloop's categories: {}",
-                    categories.join(", ")
-                )
-            })?,
-        None => crate::llm::builtin::category_of(&text, &categories)
-            .or_else(|| categories.first().cloned())
-            .unwrap_or_default(),
-    };
+    let category = crate::cmd::memory::remember::category_for(
+        &categories,
+        args.category.as_deref(),
+        &text,
+        false,
+    )?;
     let now = chrono::Local::now().to_rfc3339();
     let mut engine = match Engine::for_curation(cfg) {
         Ok(engine) => engine,

@@ -49,19 +49,12 @@ pub fn run(cfg: &Resolved, args: &RememberArgs) -> Result<u8> {
         Some(dir) => engine.vault_target(dir)?,
         None => Target::Memory,
     };
-    let category = category(
+    let category = category_for(
         &engine.prompt.categories,
         args.category.as_deref(),
+        &args.text,
         target != Target::Memory,
     )?;
-    // With no category asked for, a global fact's first words may say it ("Prefers …").
-    let category = match (&args.category, target) {
-        (None, Target::Memory) => {
-            crate::llm::builtin::category_of(&args.text, &engine.prompt.categories)
-                .unwrap_or(category)
-        }
-        _ => category,
-    };
     let vault = match target {
         Target::Vault(i) => Some(engine.vaults[i].name.clone()),
         Target::Memory => None,
@@ -129,6 +122,26 @@ pub fn run(cfg: &Resolved, args: &RememberArgs) -> Result<u8> {
         EXIT_OK
     } else {
         EXIT_FAILED
+    })
+}
+
+/// The category a remembered fact goes to: the one asked for ([`category`]), or with none
+/// asked, for a fact about the person, the one its first words say ("Prefers …"), else
+/// the default. Shared by `memory remember` and `memloop mcp`'s remember tool.
+///
+/// # Errors
+///
+/// A category the prompt does not have (a usage error).
+pub fn category_for(
+    categories: &[String],
+    asked: Option<&str>,
+    text: &str,
+    vault: bool,
+) -> Result<String> {
+    let category = category(categories, asked, vault)?;
+    Ok(match asked {
+        None if !vault => crate::llm::builtin::category_of(text, categories).unwrap_or(category),
+        _ => category,
     })
 }
 
