@@ -727,3 +727,50 @@ fn eval_no_planted_secret_reaches_a_request_a_file_or_the_ledger() {
         "{memory}"
     );
 }
+
+/// The redaction alone, in process, over every plant of `eval/secrets/` as typed, in a code
+/// block and in a pasted `.env` (a tool call's blockquote is never sent): seconds where the evaluation above takes minutes, so a rule can be
+/// tried at once. A secret left in a tuned file fails; the held-out files are counted, and
+/// their leaks named only when `MEMLOOP_EVAL_HELD=1` (a rule tuned to them would no longer
+/// measure anything).
+#[test]
+fn redaction_alone_takes_every_tuned_plant() {
+    let plants = generate::plants(1000);
+    let show_held = std::env::var_os("MEMLOOP_EVAL_HELD").is_some();
+    let mut counts = std::collections::BTreeMap::<&str, (usize, usize)>::new();
+    let mut tuned = Vec::new();
+    for p in &plants {
+        let wrapped = [
+            p.text.clone(),
+            format!("```text\n{}\n```", p.text),
+            format!(
+                "here is my .env:\n\n```\nNODE_ENV=production\n{}\nPORT=3000\n```",
+                p.text
+            ),
+        ];
+        let leaked = wrapped.iter().any(|text| {
+            let clean = memloop::redact::redact(text);
+            p.needles.iter().any(|n| clean.contains(n.as_str()))
+        });
+        let count = counts.entry(p.file).or_default();
+        count.0 += 1;
+        if leaked {
+            count.1 += 1;
+            let line = format!("{} ({}:{}): {:?}", p.kind, p.file, p.line, p.text);
+            if !generate::HELD_OUT.contains(&p.file) {
+                tuned.push(line);
+            } else if show_held {
+                println!("held out: {line}");
+            }
+        }
+    }
+    for (file, (planted, leaked)) in &counts {
+        println!("{file}: {leaked} of {planted} plants left in the text");
+    }
+    assert!(
+        tuned.is_empty(),
+        "{} leaks:\n{}",
+        tuned.len(),
+        tuned.join("\n")
+    );
+}
