@@ -66,6 +66,7 @@ use super::{ADVERBS, INVISIBLE, fold_lookalikes, listed, normalize, regex};
 
 mod languages;
 mod message;
+mod more_languages;
 
 /// The longest fact, in characters, that [`check`] accepts.
 pub const MAX_FACT_CHARS: usize = 400;
@@ -196,14 +197,17 @@ pub fn check(text: &str) -> Result<(), Refusal> {
     Ok(())
 }
 
-/// Orders in the nine other languages, read on the text with and without look-alikes
+/// Orders in the seventeen other languages (the last eight read on the plain text only),
+/// read on the text with and without look-alikes
 /// folded: folding turns a Russian word written only in letters that look Latin (`все`)
 /// into Latin.
 fn is_foreign_order(text: &str, folded: &str) -> bool {
     let plain = INVISIBLE
         .replace_all(&text.nfkc().collect::<String>(), "")
         .to_lowercase();
-    languages::is_foreign_order(plain.trim()) || languages::is_foreign_order(folded)
+    languages::is_foreign_order(plain.trim())
+        || languages::is_foreign_order(folded)
+        || more_languages::is_order(plain.trim())
 }
 
 fn regexes(patterns: &[&str]) -> Vec<Regex> {
