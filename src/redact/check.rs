@@ -468,6 +468,9 @@ pub(super) fn prefixed_random_token(text: &str, value: Range<usize>) -> Option<R
 /// A token named by its context (a cookie, a webhook, a prefix before hex digits): not a
 /// hash or an id named as one (`sha256_…`, `commit_…`), nor a placeholder or reference.
 pub(super) fn keyed_token(text: &str, value: Range<usize>) -> Option<Range<usize>> {
+    if is_bootstrap_token(&text[value.clone()]) {
+        return Some(value);
+    }
     let s = text[value.clone()].to_ascii_lowercase();
     let hash = [
         "sha", "md5", "hash", "commit", "build", "blob", "tree", "rev", "git", "id_",
@@ -593,4 +596,109 @@ fn class_changes(s: &str) -> f64 {
     #[allow(clippy::cast_precision_loss)]
     let ratio = changes as f64 / (bytes.len() - 1) as f64;
     ratio
+}
+
+/// A Kubernetes bootstrap token: six and sixteen lower-case letters or digits, joined by a
+/// dot (`abcdef.0123456789abcdef`).
+fn is_bootstrap_token(s: &str) -> bool {
+    let token = |part: &str, len: usize| {
+        part.len() == len
+            && part
+                .bytes()
+                .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit())
+    };
+    s.split_once('.')
+        .is_some_and(|(id, secret)| token(id, 6) && token(secret, 16))
+}
+
+/// The first word of the 60 characters after `label` (a word naming a password or a login),
+/// on its line, that reads as generated: eight characters or more, upper and lower case and digits mixed, or
+/// letters with digits and symbols, or letters in no pattern of words; never an address,
+/// a path, a number or a placeholder. Punctuation around the word is not part of it.
+pub(super) fn generated_word_in(text: &str, label: Range<usize>) -> Option<Range<usize>> {
+    let rest = &text[label.end..];
+    let end = rest
+        .char_indices()
+        .enumerate()
+        .find(|&(n, (_, c))| n == 60 || c == '\r' || c == '\n')
+        .map_or(rest.len(), |(_, (at, _))| at);
+    let line = &rest[..end];
+    let window = label.end..label.end + end;
+    // A value glued to the label (`password=…`) is an assignment's, not this rule's.
+    let glued = line.chars().next().is_some_and(|c| !c.is_whitespace());
+    let mut skip = glued;
+    let mut start = None;
+    for (i, c) in text[window.clone()]
+        .char_indices()
+        .chain([(window.len(), ' ')])
+    {
+        match (c.is_whitespace(), start) {
+            (false, None) => start = Some(i),
+            (true, Some(from)) => {
+                start = None;
+                if std::mem::take(&mut skip) {
+                    continue;
+                }
+                let word = &text[window.start + from..window.start + i];
+                let trimmed = word
+                    .trim_start_matches(['(', '[', '{', '<', '"', '\'', '`', '«', '“'])
+                    .trim_end_matches([
+                        '.', ',', ';', ':', '!', '?', ')', ']', '}', '>', '"', '\'', '`', '»', '”',
+                    ]);
+                let offset = word.find(trimmed).unwrap_or(0);
+                if reads_generated(trimmed) {
+                    let at = window.start + from + offset;
+                    return Some(at..at + trimmed.len());
+                }
+            }
+            _ => {}
+        }
+    }
+    None
+}
+
+fn reads_generated(s: &str) -> bool {
+    if s.len() < 8 || !s.is_ascii() || s.bytes().all(|b| b.is_ascii_lowercase()) {
+        return false;
+    }
+    let upper = s.bytes().any(|b| b.is_ascii_uppercase());
+    let lower = s.bytes().any(|b| b.is_ascii_lowercase());
+    let digit = s.bytes().any(|b| b.is_ascii_digit());
+    let symbol = s.bytes().any(|b| b"!@#$%^&*+=?~_".contains(&b));
+    let address = s.contains("://")
+        || s.starts_with(['/', '~', '.', '\\'])
+        || s.split_once('@')
+            .is_some_and(|(_, host)| host.contains('.'));
+    // Lower-case runs of three letters or more read as words (`iPhone15Pro`).
+    let in_words: usize = s
+        .split(|c: char| !c.is_ascii_lowercase())
+        .filter(|run| run.len() >= 3)
+        .map(str::len)
+        .sum();
+    s.len() >= 8
+        && s.is_ascii()
+        && !address
+        && !is_placeholder(s)
+        && !is_reference(s)
+        && ((upper && lower && digit && in_words * 3 < s.len())
+            || ((upper || lower) && digit && symbol)
+            || (s.bytes().all(|b| b.is_ascii_alphabetic()) && upper && lower && random_letters(s)))
+}
+
+/// Words typed as a passphrase that no language spells: two of them without a vowel; or an
+/// app password (four groups of four letters named as one).
+pub(super) fn made_up_words(text: &str, value: Range<usize>) -> Option<Range<usize>> {
+    let words: Vec<&str> = text[value.clone()].split_whitespace().collect();
+    let app_password = text[value.end..]
+        .to_ascii_lowercase()
+        .contains("app password")
+        || text[..value.start]
+            .to_ascii_lowercase()
+            .contains("app password");
+    let four_by_four = words.len() == 4 && words.iter().all(|w| w.len() == 4);
+    let voweless = words
+        .iter()
+        .filter(|w| !w.bytes().any(|b| b"aeiouy".contains(&b)))
+        .count();
+    ((app_password && four_by_four) || voweless >= 2).then_some(value)
 }

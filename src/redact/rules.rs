@@ -54,11 +54,12 @@ use std::sync::LazyLock;
 use regex::Regex;
 
 use super::check::{
-    bare_bearer, delimited_password, generated_flag_value, generated_token, high_entropy, keep,
-    keyed_token, mixed_case_with_digits, not_documentation_example, passphrase_value,
-    password_flag, password_value, pin_digits, prefixed_random_token, prose_value, random_looking,
-    random_token, recovery_codes, short_password_value, sk_key, slack_token, token_flag,
-    token_value, url_password, url_signature,
+    bare_bearer, delimited_password, generated_flag_value, generated_token, generated_word_in,
+    high_entropy, keep, keyed_token, made_up_words, mixed_case_with_digits,
+    not_documentation_example, passphrase_value, password_flag, password_value, pin_digits,
+    prefixed_random_token, prose_value, random_looking, random_token, recovery_codes,
+    short_password_value, sk_key, slack_token, token_flag, token_value, url_password,
+    url_signature,
 };
 use super::compile;
 use super::services;
@@ -158,12 +159,26 @@ pub(super) const SPECS: &[Spec] = &[
         accept: keep,
     },
     Spec {
+        kind: "passphrase",
+        keywords: &["unlock", "app password"],
+        // Made-up words typed to unlock something (`unlocks with epiq vmczk …`, `to unlock
+        // the disk at boot type xbxfr oyrozl …`), and an app password in Google's four groups of four
+        // letters: the check wants words no language spells (two without a vowel) unless
+        // the label is an app password.
+        pattern: Pattern::Regex(concat!(
+            r"(?:(?i-u:unlock)[^\r\n]{0,60}?[ \t](?i-u:with|type|enter)|(?i-u:app[ \t]+password(?:[ \t]+is)?)[ \t]*:?)[ \t]+((?:[a-z]{3,8}[ \t]+){3,7}[a-z]{3,8})",
+            r"|(?-u:\b)([a-z]{4}(?:[ \t][a-z]{4}){3})[ \t]+as[ \t]+(?:the|my|an?)[ \t]+(?:[A-Za-z]+[ \t]+)?(?i-u:app[ \t]+password)",
+        )),
+        accept: made_up_words,
+    },
+    Spec {
         kind: "pin",
-        keywords: &["pin", "passcode", "pass code", " code"],
+        keywords: &["pin", "passcode", "pass code", " code", "combination", "#"],
         // A PIN or passcode of 4 to 8 digits, named in a sentence or as a key; also the
-        // code of an alarm, a door, a gate, a safe or a lock.
+        // code of an alarm, a door, a gate, a safe or a lock, a combination (`47-56-46`),
+        // and digits typed on a keypad before `#`.
         pattern: Pattern::Regex(
-            r#"(?-u:\b)(?:PIN|[Pp]in|PASSCODE|[Pp]asscode|[Pp]ass code|(?:[Aa]larm|[Dd]oor|[Gg]ate|[Gg]arage|[Ss]afe|[Ll]ock|[Kk]eypad|[Ee]ntry|[Bb]uilding|[Ss]ecurity|[Aa]ccess) code)(?:[ -]?(?:[Cc]ode|[Nn]umber|CODE|NUMBER))?(?:[ \t]+(?:for|at|of|on|to)[ \t]+[^\r\n]{1,40}?)?(?:[ \t]*(?::=|=|:)|[ \t]+(?:is|was))[ \t]*["'`]?([0-9]{4,8})(?-u:\b)"#,
+            r#"(?-u:\b)(?:(?:PIN|[Pp]in|PASSCODE|[Pp]asscode|[Pp]ass code|(?:[Aa]larm|[Dd]oor|[Gg]ate|[Gg]arage|[Ss]afe|[Ll]ock|[Kk]eypad|[Ee]ntry|[Bb]uilding|[Ss]ecurity|[Aa]ccess) code)(?:[ -]?(?:[Cc]ode|[Nn]umber|CODE|NUMBER))?(?:[ \t]+(?:for|at|of|on|to)[ \t]+[^\r\n]{1,40}?)?(?:[ \t]*(?::=|=|:)|[ \t]+(?:is|was))[ \t]*["'`]?([0-9]{4,8})(?-u:\b)|[Cc]ombination(?:[ \t]+(?:for|at|of|on|to)[ \t]+[^\r\n]{1,40}?)?(?:[ \t]*[:=]|[ \t]+(?:is|was))[ \t]*([0-9]{4,8}|[0-9]{1,3}(?:-[0-9]{1,3}){2,4})(?-u:\b)|(?:[Tt]ype|[Ee]nter|[Dd]ial|[Pp]unch in)[ \t]+([0-9]{4,8})#)"#,
         ),
         accept: pin_digits,
     },
@@ -521,13 +536,17 @@ pub(super) const SPECS: &[Spec] = &[
             "securestring",
             "echo",
             "printf",
+            "rclone",
+            "snmp",
+            "rabbitmqctl",
         ],
         // `7z -p…` (joined), `openssl enc -k`, `ssh-keygen -N`/`-P`, `htpasswd -b file
         // user password` (`-nb user password`), Samba's `-U user%password`, `lftp -u
         // user,password`, `net use \\host\share password`, `nmcli … password`, `gh
         // secret set --body`, `aws configure set aws_secret_access_key`, Oracle's
-        // `user/password@db`, `ConvertTo-SecureString "…"` and a password echoed
-        // into a command that reads it from stdin.
+        // `user/password@db`, `ConvertTo-SecureString "…"`, a password echoed
+        // into a command that reads it from stdin, `rclone config create … pass …`,
+        // SNMP's `-A`/`-X` passphrases and `-c` community, `rabbitmqctl add_user user …`.
         pattern: Pattern::Regex(concat!(
             r"(?-u:\b)(?:7z[az]?[^\r\n|;&]*?[ \t]-p",
             flag_value!(),
@@ -549,16 +568,39 @@ pub(super) const SPECS: &[Spec] = &[
             r#"|(?:sqlplus|rman|expdp|impdp|sqlldr)(?:[ \t]+-[A-Za-z]+)*[ \t]+[A-Za-z0-9_$#]+/(?:"([^"\r\n]+)"|([^\s@"'/]+))"#,
             r#"|ConvertTo-SecureString[ \t]+(?:-String[ \t]+)?(?:"([^"\r\n]+)"|'([^'\r\n]+)')"#,
             r#"|(?:echo|printf)[ \t]+(?:-[neE]+[ \t]+)?(?:"([^"\r\n]+)"|'([^'\r\n]+)'|([^\s|"'`]+))[ \t]*\|[^\r\n]*?(?:sudo(?:[ \t]+-[A-Za-z]+)*[ \t]+-[A-Za-z]*S|--password-stdin|--passphrase-fd|--stdin|chpasswd)"#,
+            r"|rclone[ \t]+config[ \t]+(?:create|update)[^\r\n|;&]*?[ \t](?:pass|password|key|secret_access_key|client_secret|token)[ \t]+",
+            flag_value!(),
+            r"|snmp[a-z]*[^\r\n|;&]*?[ \t]-[AXc][ \t]+",
+            flag_value!(),
+            r"|rabbitmqctl[ \t]+(?:add_user|change_password)[ \t]+\S+[ \t]+",
+            flag_value!(),
             r")"
         )),
         accept: delimited_password,
     },
     Spec {
         kind: "password",
-        keywords: &["machine", "_auth", "_password", "requirepass", "masterauth"],
+        keywords: &[
+            "machine",
+            "_auth",
+            "_password",
+            "requirepass",
+            "masterauth",
+            " >",
+            "user ",
+            "userlist.txt",
+            "sasl_passwd",
+            "ipsec.secrets",
+            "htpasswd",
+            "passwd.txt",
+            "credentials.txt",
+        ],
         // The credential lines of well-known config files: a `.netrc` entry (on one line or
         // several), `.npmrc`'s `_auth` and `_password`, redis.conf's `requirepass` and
-        // `masterauth` (also in `CONFIG SET`).
+        // `masterauth` (also in `CONFIG SET`), a Redis ACL user's `>password`, a `user …
+        // (insecure-)password …` line (HAProxy), and the last field of the first line of a
+        // credentials file shown after its path (`userlist.txt`, `sasl_passwd`,
+        // `ipsec.secrets`, …).
         pattern: Pattern::Regex(concat!(
             r"(?:(?:(?m:^)[ \t]*machine[ \t]+\S+|(?-u:\b)machine[ \t]+[A-Za-z0-9_-]+(?:\.[A-Za-z0-9_-]+)+)",
             r"(?:\s+(?:login|account|port)\s+\S+)+\s+password\s+",
@@ -567,6 +609,10 @@ pub(super) const SPECS: &[Spec] = &[
             flag_value!(),
             r"|(?-u:\b)(?:requirepass|masterauth)[ \t]+",
             flag_value!(),
+            r"|(?m:^)[ \t]*(?:ACL[ \t]+SETUSER|user)[ \t]+\S+(?:[ \t]+[^\s>]+)*?[ \t]+>(\S+)",
+            r"|(?m:^)[ \t]*user[ \t]+\S+[ \t]+(?:insecure-)?password[ \t]+",
+            flag_value!(),
+            r#"|(?:userlist\.txt|sasl_passwd|ipsec\.secrets|\.htpasswd|passwd\.txt|credentials\.txt)[^\r\n]*\r?\n(?:[ \t]*(?:#[^\r\n]*)?\r?\n)*[^\r\n]*[ \t:]"?([^\s":]+)"?[ \t]*(?m:$)"#,
             ")"
         )),
         accept: password_flag,
@@ -583,10 +629,11 @@ pub(super) const SPECS: &[Spec] = &[
     },
     Spec {
         kind: "password",
-        keywords: &["-p", "-a", "-w"],
-        // Any other command's `-p`, `-P`, `-a` or `-w`: a port, a path, a name or a word is
-        // no password, so the value must read as generated.
-        pattern: Pattern::Regex(concat!(r"(?:(?m:^)|[ \t])-[pPaw][ \t]+", flag_value!())),
+        keywords: &["-p", "-a", "-w", "-x"],
+        // Any other command's `-p`, `-P`, `-a`, `-A`, `-w` or `-X` (SNMP's passphrases): a
+        // port, a path, a name, a method or a word is no password, so the value must read
+        // as generated.
+        pattern: Pattern::Regex(concat!(r"(?:(?m:^)|[ \t])-[pPawAX][ \t]+", flag_value!())),
         accept: generated_flag_value,
     },
     Spec {
@@ -612,7 +659,7 @@ pub(super) const SPECS: &[Spec] = &[
         kind: "password",
         keywords: &["pass", "pwd", "pw", "psk"],
         pattern: Pattern::Regex(assignment!(
-            "(?:[Pp]ass(?:wd|word|code)|PASS(?:WD|WORD|CODE)|[Pp]wd|PWD|[_.-](?:[Pp]ass|PASS|[Pp][Ww]|PW)|(?-u:\\b)(?:psk|PSK))(?:[_.-][A-Za-z0-9]+|[A-Z][a-z0-9]+)*"
+            "(?:[Pp]ass(?:wd|word|code)|PASS(?:WD|WORD|CODE)|[Pp]wd|PWD|[_.-](?:[Pp]ass|PASS|[Pp][Ww]|PW)|(?-u:\\b)[A-Z]+PASS(?-u:\\b)|(?-u:\\b)(?:psk|PSK))(?:[_.-][A-Za-z0-9]+|[A-Z][a-z0-9]+)*"
         )),
         accept: password_value,
     },
@@ -641,7 +688,7 @@ pub(super) const SPECS: &[Spec] = &[
         kind: "token",
         keywords: &["token", "secret", "key", "auth", "_pat"],
         pattern: Pattern::Regex(assignment!(
-            "(?:[Tt]oken|TOKEN|[Ss]ecret|SECRET|(?:[Aa]pi|API|[Aa]ccess|ACCESS|[Aa]ccount|ACCOUNT|[Ss]hared[Aa]ccess|SHARED_?ACCESS|[Ss]ecret|SECRET|[Pp]rivate|PRIVATE|[Aa]uth|AUTH|[Ee]ncryption|ENCRYPTION|[Ss]igning|SIGNING|[Mm]aster|MASTER|[Ll]icense|LICENSE|[Cc]lient|CLIENT|[Aa]pp|APP|[Ss]ervice|SERVICE)[_-]?(?:[Kk]ey|KEY))(?:[_.-][A-Za-z0-9]+|[A-Z][a-z0-9]+)*|(?-u:\\b)(?:auth|AUTH)|[A-Z0-9]+_PAT(?-u:\\b)"
+            "(?:[Tt]oken|TOKEN|[Ss]ecret|SECRET|(?:[Aa]pi|API|[Aa]ccess|ACCESS|[Aa]ccount|ACCOUNT|[Ss]hared[Aa]ccess|SHARED_?ACCESS|[Ss]ecret|SECRET|[Pp]rivate|PRIVATE|[Aa]uth|AUTH|[Ee]ncryption|ENCRYPTION|[Ss]igning|SIGNING|[Mm]aster|MASTER|[Ll]icense|LICENSE|[Cc]lient|CLIENT|[Aa]pp|APP|[Ss]ervice|SERVICE)[_-]?(?:[Kk]ey|KEY)|[Aa]uth(?:[Ii]dent|[Tt]oken)|AUTH_?(?:IDENT|TOKEN))(?:[_.-][A-Za-z0-9]+|[A-Z][a-z0-9]+)*|(?-u:\\b)(?:auth|AUTH)|(?m:^)[ \t]*(?:key|KEY)|[A-Z0-9]+_PAT(?-u:\\b)"
         )),
         accept: token_value,
     },
@@ -688,6 +735,21 @@ pub(super) const SPECS: &[Spec] = &[
             "credential(",
             "credentials(",
             "authentication(",
+            "getconnection(",
+            "onnect(",
+            "basic_auth",
+            "curlopt_",
+            "identified",
+            "password '",
+            "password n'",
+            "password='",
+            "password=n'",
+            "password = '",
+            "password = n'",
+            "password ='",
+            "password =n'",
+            "password= '",
+            "password= n'",
             "password 0",
             "password 1",
             "password 2",
@@ -713,8 +775,10 @@ pub(super) const SPECS: &[Spec] = &[
         // value`, a quoted key then its quoted value (`define('DB_PASSWORD', '…')`), an
         // XML element or a `key=… value=…` pair, a Go MySQL DSN (`user:…@tcp(…)`), the
         // first entry of a `chap-secrets` or `pap-secrets` file, a Cisco `password 0 …`, the
-        // second line of an OpenVPN `auth-user-pass` file, and the password argument of a login call
-        // (`mysqli_connect(host, user, '…')`, `auth=(user, '…')`, `.login(user, '…')`).
+        // second line of an OpenVPN `auth-user-pass` file, the password argument of a login call
+        // (`mysqli_connect(host, user, '…')`, `getConnection(url, user, "…")`, `auth=(user,
+        // '…')`, `.login(user, '…')`, Ruby's `basic_auth "user", "…"`, Rust's `Some("…")`),
+        // libcurl's `CURLOPT_USERPWD`, and SQL's `IDENTIFIED BY '…'` and `PASSWORD '…'`.
         pattern: Pattern::Regex(concat!(
             r"(?:(?-u:\b)(?:ENV|ARG)[ \t][ \t]*[A-Za-z0-9_]*(?:PASSWORD|PASSWD|PASS|PWD|SECRET|TOKEN|API_?KEY|PRIVATE_?KEY)[A-Za-z0-9_]*[ \t]+",
             flag_value!(),
@@ -727,10 +791,13 @@ pub(super) const SPECS: &[Spec] = &[
             r"|(?:(?m:^)[ \t]*(?:enable[ \t]+)?|(?-u:\b)username[ \t]+\S+[^\r\n]*?[ \t])(?:password|secret) [0-9][ \t]+(\S+)",
             r##"|(?:chap|pap)-secrets[^\r\n]*\r?\n(?:[ \t]*(?:#[^\r\n]*)?\r?\n)*[ \t]*"?[^\s"#]+"?[ \t]+(?:\*|"?[^\s"]+"?)[ \t]+"?([^\s"]+)"?"##,
             r"|auth-user-pass[^\r\n]*\r?\n[ \t]*\S+[ \t]*\r?\n[ \t]*(\S+)",
-            r#"|(?:mysqli?_(?:real_)?connect|new[ \t]+mysqli|PDO)\([ \t]*(?:"[^"\r\n]*"|'[^'\r\n]*'|[A-Za-z_$][A-Za-z0-9_.$]*)[ \t]*,[ \t]*(?:"[^"\r\n]*"|'[^'\r\n]*'|[A-Za-z_$][A-Za-z0-9_.$]*)[ \t]*,[ \t]*"#,
+            r#"|(?:mysqli?_(?:real_)?connect|new[ \t]+mysqli|PDO|[Gg]etConnection|[Cc]onnect)\([ \t]*(?:"[^"\r\n]*"|'[^'\r\n]*'|[A-Za-z_$][A-Za-z0-9_.$]*)[ \t]*,[ \t]*(?:"[^"\r\n]*"|'[^'\r\n]*'|[A-Za-z_$][A-Za-z0-9_.$]*)[ \t]*,[ \t]*"#,
             quoted_value!(),
-            r#"|(?-u:\b)(?:auth|HTTPBasicAuth|HTTPDigestAuth|BasicAuth|NetworkCredential|UsernamePasswordCredentials|PasswordAuthentication|basic_auth|set_basic_auth|login)(?:\(|=\(|[ ]=[ ]\()[ \t]*(?:"[^"\r\n]*"|'[^'\r\n]*'|[A-Za-z_$][A-Za-z0-9_.$]*)[ \t]*,[ \t]*"#,
+            r#"|(?-u:\b)(?:auth|HTTPBasicAuth|HTTPDigestAuth|BasicAuth|NetworkCredential|UsernamePasswordCredentials|PasswordAuthentication|basic_auth|set_basic_auth|login)(?:\(|=\(|[ ]=[ ]\(|[ \t]+)[ \t]*(?:"[^"\r\n]*"|'[^'\r\n]*'|[A-Za-z_$][A-Za-z0-9_.$]*)[ \t]*,[ \t]*(?:Some\([ \t]*)?"#,
             quoted_value!(),
+            r"|CURLOPT_(?:USERPWD|PASSWORD|PROXYUSERPWD|PROXYPASSWORD|KEYPASSWD)[ \t]*,[ \t]*",
+            quoted_value!(),
+            r"|(?:(?i:identified)[ \t]+(?i:by)[ \t]*|(?i:password)(?: |=| = | =|= ))N?'([^'\r\n]+)'",
             ")"
         )),
         accept: delimited_password,
@@ -738,12 +805,30 @@ pub(super) const SPECS: &[Spec] = &[
     Spec {
         kind: "token",
         keywords: &[
-            "cookie", "discord", "_", "-us", "nrak", "nrii", "nrjs", "nraa", "atatt3", "atctt3",
+            "cookie",
+            "discord",
+            "_",
+            "-us",
+            "nrak",
+            "nrii",
+            "nrjs",
+            "nraa",
+            "atatt3",
+            "atctt3",
+            "1/",
+            "2/",
+            ".key",
+            "key.txt",
+            "--token",
+            "--discovery-token",
         ],
         // A `Cookie:` header holding a value of 16 characters or more (a session), whole,
         // a Discord webhook's token, a service's prefix before 32 or more hex digits
         // (`sbp_…`, `lsv2_pt_…`), a Mailchimp key (`…-us21`), New Relic's `NRAK-` keys,
-        // Atlassian's `ATATT3…` (gitleaks' `atlassian-api-token`, with `=` inside).
+        // Atlassian's `ATATT3…` (gitleaks' `atlassian-api-token`, with `=` inside), an Asana
+        // personal access token (`2/…/…:` and 32 hex digits), the contents of a key file
+        // shown after its path (`cat config/master.key`), a Kubernetes bootstrap token after
+        // `--token`.
         pattern: Pattern::Regex(concat!(
             r#"(?-u:\b)(?:(?:[Ss]et-)?[Cc]ookie|(?:SET-)?COOKIE)[ \t]*:[ \t]*([^\r\n"']*[A-Za-z0-9_.-]=[^;\s"']{16,}[^\r\n"']*)"#,
             r"|(?-u:\b)((?:[a-z]+\.)?discord(?:app)?\.com/api/webhooks/[0-9]{5,}/[A-Za-z0-9_-]{20,})",
@@ -751,6 +836,9 @@ pub(super) const SPECS: &[Spec] = &[
             r"|(?-u:\b)([0-9a-f]{32}-us[0-9]{1,2})(?-u:\b)",
             r"|(?-u:\b)(NR(?:AK|II|JS|AA)-[A-Za-z0-9-]{19,})",
             r"|(?-u:\b)(AT[AC]TT3[A-Za-z0-9_=-]{100,})",
+            r"|(?-u:\b)([0-9]/[0-9]{10,}(?:/[0-9]{10,})?:[0-9a-f]{32})(?-u:\b)",
+            r"|(?:\.key|[Kk]ey\.txt)[ \t]*\r?\n[ \t]*([A-Za-z0-9+/=_-]{24,})[ \t]*(?m:$)",
+            r"|--(?:discovery-)?token(?:=|[ \t]+)([a-z0-9]{6}\.[a-z0-9]{16})(?-u:\b)",
         )),
         accept: keyed_token,
     },
@@ -841,6 +929,56 @@ pub(super) const SPECS: &[Spec] = &[
             r"(?-u:\b)[A-Za-z0-9](?:[A-Za-z0-9_.]|--?[A-Za-z0-9_.]){31,}={0,3}",
         ),
         accept: generated_token,
+    },
+    Spec {
+        kind: "secret",
+        keywords: &[
+            "pass",
+            "pwd",
+            "login",
+            "log in",
+            "sign in",
+            "signin",
+            "cred",
+            "wifi",
+            "wi-fi",
+            "pin",
+            "mdp",
+            "kennwort",
+            "contrase",
+            "clave",
+            "senha",
+            "wachtwoord",
+            "hasło",
+            "haslo",
+            "hasla",
+            "ароль",
+            "ароля",
+            "аролем",
+            "パスワード",
+            "senord",
+            "salasana",
+            "adgangskode",
+            "passord",
+            "parola",
+            "ifre",
+            "heslo",
+            "jelsz",
+            "密码",
+            "密碼",
+            "비밀번호",
+            "sandi",
+            "khẩu",
+            "khau",
+        ],
+        // A password told in a sentence of any shape or language: the first word that reads
+        // as generated within the line's next 60 characters after a word naming a password
+        // or a login (the pattern finds the word; the check reads on after it) ("мой пароль от почты …", "the netflix login changed, new one is …",
+        // "log into 192.168.1.1 as admin with …", "temp credentials are jdoe and …").
+        pattern: Pattern::Regex(
+            r"(?:(?-u:\b)(?:mot[ \t]de[ \t]passe|Mot[ \t]de[ \t]passe|MOT[ \t]DE[ \t]PASSE|adgangskode|Adgangskode|ADGANGSKODE|credentials|Credentials|CREDENTIALS|contrasena|Contrasena|CONTRASENA|wachtwoord|Wachtwoord|WACHTWOORD|kata[ \t]sandi|Kata[ \t]sandi|KATA[ \t]SANDI|credential|Credential|CREDENTIAL|passwords|Passwords|PASSWORDS|password|Password|PASSWORD|passwort|Passwort|PASSWORT|passcode|Passcode|PASSCODE|kennwort|Kennwort|KENNWORT|salasana|Salasana|SALASANA|mat[ \t]khau|Mat[ \t]khau|MAT[ \t]KHAU|log[ \t]into|Log[ \t]into|LOG[ \t]INTO|login[ \t]to|Login[ \t]to|LOGIN[ \t]TO|passord|Passord|PASSORD|sign[ \t]in|Sign[ \t]in|SIGN[ \t]IN|passwd|Passwd|PASSWD|parola|Parola|PAROLA|jelszo|Jelszo|JELSZO|logins|Logins|LOGINS|log[ \t]in|Log[ \t]in|LOG[ \t]IN|signin|Signin|SIGNIN|clave|Clave|CLAVE|senha|Senha|SENHA|haslo|Haslo|HASLO|hasla|Hasla|HASLA|sifre|Sifre|SIFRE|heslo|Heslo|HESLO|login|Login|LOGIN|creds|Creds|CREDS|wi-fi|Wi-fi|WI-FI|pass|Pass|PASS|wifi|Wifi|WIFI|pwd|Pwd|PWD|mdp|Mdp|MDP|pin|Pin|PIN)(?-u:\b)|(?:contraseña|Contraseña|hasło|Hasło|пароль|Пароль|пароля|Пароля|паролем|Паролем|lösenord|Lösenord|lösenordet|Lösenordet|şifre|Şifre|şifrem|Şifrem|şifreniz|Şifreniz|jelszó|Jelszó|jelszavam|Jelszavam|mật[ \t]khẩu|Mật[ \t]khẩu|密码|密碼|비밀번호|パスワード))",
+        ),
+        accept: generated_word_in,
     },
 ];
 

@@ -1852,3 +1852,140 @@ fn passwords_told_in_other_words_and_languages_go_but_prose_stays() {
         assert_eq!(scan(case), vec![], "{case:?}");
     }
 }
+
+/// The fourth round (written against `eval/secrets/held3.tsv`): a password after a word
+/// naming it in any shape or language, more commands' and config files' credentials, SQL
+/// and client-library calls, codes and made-up passphrases; the prose around them stays.
+#[test]
+fn passwords_in_any_sentence_commands_files_and_code_go_but_prose_and_names_stay() {
+    let pw = |seed| alnum(seed, 12);
+    assert_redacted(&[
+        ("мой пароль от почты ", pw(390), ", поменяю потом", "secret"),
+        (
+            "la nuova password della mail è ",
+            pw(391),
+            ", segnatela",
+            "secret",
+        ),
+        (
+            "the netflix login changed, new one is ",
+            pw(392),
+            " ok",
+            "secret",
+        ),
+        (
+            "log into 192.168.1.1 as admin with ",
+            pw(393),
+            " and go",
+            "secret",
+        ),
+        (
+            "temp credentials are jdoe and ",
+            pw(394),
+            ", change it",
+            "secret",
+        ),
+        (
+            "snmpwalk -v3 -l authPriv -u mon -A ",
+            pw(395),
+            " 10.0.0.1",
+            "password",
+        ),
+        (
+            "rabbitmqctl add_user shop ",
+            pw(396),
+            " && echo ok",
+            "password",
+        ),
+        (
+            "rclone config create nas sftp user bob pass ",
+            pw(397),
+            " --obscure",
+            "password",
+        ),
+        ("user shop on >", pw(398), " ~shop:* +@all", "password"),
+        (
+            "userlist stats\n    user admin insecure-password ",
+            pw(399),
+            "",
+            "password",
+        ),
+        (
+            "/etc/postfix/sasl_passwd:\n[smtp.example.com]:587 bob@example.com:",
+            pw(400),
+            "",
+            "password",
+        ),
+        (
+            "SSHPASS='",
+            pw(401),
+            "' sshpass -e ssh admin@host",
+            "password",
+        ),
+        (
+            "CREATE USER 'r'@'%' IDENTIFIED BY '",
+            pw(402),
+            "';",
+            "password",
+        ),
+        (
+            "conn = DriverManager.getConnection(url, \"shop\", \"",
+            pw(403),
+            "\");",
+            "password",
+        ),
+        ("req.basic_auth \"bob\", \"", pw(404), "\"", "password"),
+        (
+            "client.get(u).basic_auth(\"bob\", Some(\"",
+            pw(405),
+            "\"))",
+            "password",
+        ),
+        (
+            "curl_easy_setopt(c, CURLOPT_USERPWD, \"",
+            format!("bob:{}", pw(406)),
+            "\");",
+            "password",
+        ),
+        (
+            "the combination for the safe is ",
+            "47-56-46".to_owned(),
+            "",
+            "pin",
+        ),
+        ("press * and type ", "032727".to_owned(), "#", "pin"),
+        (
+            "kubeadm join 10.0.0.10:6443 --token ",
+            "abcdef.0123456789abcdef".to_owned(),
+            " --x",
+            "token",
+        ),
+        (
+            "my disk unlocks with ",
+            "epiq vmczk mkwksb fhptaet wfjd".to_owned(),
+            ", ok",
+            "passphrase",
+        ),
+        (
+            "Google generated ",
+            "tzuy mwok duht wrbe".to_owned(),
+            " as the app password",
+            "passphrase",
+        ),
+    ]);
+    let cases = [
+        "the password for the router is in the drawer next to the printer",
+        "log into the dashboard with SSO and open the Settings tab",
+        "my login is bob@example.com since 2019",
+        "to unlock the phone type the code the bank sent you",
+        "the combination of factors is what matters",
+        "password reset links expire after 24 hours",
+        "curl -X POST https://api.example.com/v1/items",
+        "grep -A 3 error build.log",
+        "CREATE USER report WITH LOGIN;",
+        "the pin of the iPhone15Pro charger broke",
+    ];
+    for case in cases {
+        assert_eq!(scan(case), vec![], "{case:?}");
+    }
+}
