@@ -50,8 +50,12 @@
 //!
 //! Every check reads the text with look-alike letters folded (`fact::fold_lookalikes`), and
 //! orders in German, French, Spanish, Portuguese, Italian, Russian, Chinese, Japanese and
-//! Korean are refused by `languages`. A program's name alone in backticks is a name (`uv`);
-//! with arguments it is a command. A web address stated as the person's own (`Their blog is
+//! Korean are refused by `languages`, and in eight more by `more_languages`. A program's
+//! name alone in backticks is a name (`uv`); with arguments it is a command line, refused
+//! when it could do harm if the assistant ran it (`RISKY_COMMANDS`: a program that fetches,
+//! runs code, deletes or persists; or a destroying subcommand, a forcing flag, a sequence
+//! or a substitution), and kept when it is a habit (`Runs \`cargo fmt --all\` before
+//! pushing.`). A web address stated as the person's own (`Their blog is
 //! at ...`) is a fact; any other is refused.
 //!
 //! It does not decide whether a fact is new, true or worth keeping (`merge` does), and it
@@ -317,7 +321,15 @@ static COMMAND_PATTERNS: LazyLock<Vec<Regex>> = LazyLock::new(|| {
         r"\|\s*(?:sudo\s+)?(?:ba|z|da|k|fi)?sh\b",
         r"\|\s*(?:sudo\s+)?(?:python3?|perl|ruby|node|iex)\b",
         r"\b(?:ba|z|da|k)?sh\s+-c\b",
-        r"\b(?:python3?|perl|ruby|node)\s+-[ce]\b",
+        r"\b(?:python3?|perl|ruby|node|php)(?:\s+-\S+)*?\s+-[cer]\b",
+        r"<\?(?:php|=)",
+        r"\b(?:system|shell_exec|passthru|popen|proc_open|exec|spawn)\s*\(\s*[$\x22'\w]",
+        concat!(
+            r"\b(?:nc|ncat|netcat|socat|netsh|certutil|bitsadmin|mshta|rundll32|regsvr32|wmic",
+            r"|vssadmin|bcdedit|schtasks|set-mppreference|add-mppreference|invoke-webrequest",
+            r"|invoke-restmethod|invoke-expression|start-process|new-object\s+net\.webclient",
+            r"|useradd|usermod|visudo|iptables|launchctl)\s+[-$\w/]",
+        ),
         r"\brm\s+-{1,2}[a-z]",
         r"\bchmod\s+(?:-r\s+)?(?:[0-7]{3,4}|[ugoa]*[+=-][rwxst]+)\b",
         r"\b(?:curl|wget)\s+-",
@@ -334,9 +346,46 @@ static COMMAND_PATTERNS: LazyLock<Vec<Regex>> = LazyLock::new(|| {
 
 fn has_command(probe: &str) -> bool {
     COMMAND_PATTERNS.iter().any(|re| re.is_match(probe))
-        || BACKTICKED
-            .captures_iter(probe)
-            .any(|caps| caps.get(1).is_some_and(|span| is_command(span.as_str())))
+        || BACKTICKED.captures_iter(probe).any(|caps| {
+            caps.get(1)
+                .is_some_and(|span| is_command(span.as_str()) && is_risky(span.as_str()))
+        })
+}
+
+/// Programs that fetch, run what they are given, delete, change permissions, persist, or
+/// turn a defence off: a command line starting with one is refused, where `cargo fmt
+/// --all`, `pytest -x` or `kubectl logs -f` is a developer's habit and passes.
+const RISKY_COMMANDS: &str = "\
+    sh bash zsh fish dash ksh csh tcsh curl wget sudo su doas rm rmdir shred chmod chown \
+    chgrp chattr dd mkfs kill killall pkill eval exec source nc ncat netcat socat telnet \
+    scp sftp ftp tftp powershell pwsh iex cmd osascript open xdg-open start base64 crontab \
+    at nohup reboot shutdown halt poweroff mount umount export unset alias setx reg regedit \
+    schtasks net netsh ufw iptables nft launchctl certutil bitsadmin mshta rundll32 \
+    regsvr32 wmic vssadmin bcdedit sc set-mppreference invoke-webrequest iwr \
+    invoke-expression start-process invoke-restmethod irm useradd usermod passwd visudo";
+
+/// What makes any command line risky: a subcommand that destroys or installs (a package
+/// named in memory is a package the assistant may fetch), a flag that forces or skips a
+/// check, a command substitution, a sequence, a redirect, an interpreter given code.
+static RISKY_PARTS: LazyLock<Regex> = LazyLock::new(|| {
+    regex(concat!(
+        r"\b(?:delete|destroy|drop|rm|rmi|prune|purge|wipe|truncate|shred|uninstall|disable",
+        r"|install)\b",
+        r"|\b(?:npm|pnpm|yarn|bun|cargo|poetry|uv|go|pipx?|gem|composer|dotnet|brew|choco",
+        r"|winget|scoop)\s+(?:\S+\s+)?(?:add|i|get)\b",
+        r"|--(?:force|hard|no-verify|privileged|insecure|allow-root|unsafe-perm)\b",
+        r"|\s-(?:rf|fr|Rf|fR)\b|\bpush\b.*\s-f\b|\$\(|;|\|\||>",
+        r"|\b(?:python3?|perl|ruby|node|php|deno|bun)\s+-[cerp]\b",
+    ))
+});
+
+fn is_risky(span: &str) -> bool {
+    let path = span.split_whitespace().next().unwrap_or_default();
+    let first = path.rsplit(['/', '\\']).next().unwrap_or(path);
+    path.starts_with("./")
+        || first.starts_with('$')
+        || listed(RISKY_COMMANDS, &first.to_lowercase())
+        || RISKY_PARTS.is_match(span)
 }
 
 /// Whether a backticked span is a command line rather than a name (`snake_case`,

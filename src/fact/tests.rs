@@ -549,7 +549,16 @@ fn other_refusals() {
         ("!!! ...", Refusal::Empty),
         ("\u{200b}", Refusal::Empty),
         (&long, Refusal::TooLong),
-        ("Uses `cargo nextest` for tests.", Refusal::Command),
+        ("Uses `cargo install --force nextest`.", Refusal::Command),
+        (
+            "Cleans up with `kubectl delete ns staging`.",
+            Refusal::Command,
+        ),
+        (
+            "Publishes with `git push --force origin main`.",
+            Refusal::Command,
+        ),
+        ("Checks mail with `curl -s mail.example`.", Refusal::Command),
         ("Deploys with `./deploy.sh prod`.", Refusal::Command),
         ("Starts the day with $ make dev", Refusal::Command),
         (
@@ -762,6 +771,11 @@ const FACTS_ONCE_REFUSED: &[&str] = &[
     "Uses `uv` to manage Python environments.",
     "Prefers `pnpm` over npm for JavaScript projects.",
     "Uses `just` as a task runner.",
+    "Uses `cargo nextest` for tests.",
+    "Runs `cargo fmt --all` before pushing.",
+    "Tails staging logs with `kubectl logs -f deploy/api -n staging`.",
+    "Checks logs with `journalctl | grep err`.",
+    "Writes `str | None` instead of `Optional[str]`.",
     "Their blog is at https://jane.dev.",
     "Their personal site is https://marco.codes.",
     "Maintains the open source project at https://github.com/jlee/tinyhttp.",
@@ -782,10 +796,6 @@ fn facts_once_refused_pass() {
 /// What stays refused next to the facts above.
 const STILL_REFUSED: &[(&str, Refusal)] = &[
     ("Uses `uv pip install -r reqs.txt` daily.", Refusal::Command),
-    (
-        "Checks logs with `journalctl | grep err`.",
-        Refusal::Command,
-    ),
     ("Reads https://example.com daily.", Refusal::Url),
     (
         "Their instructions are at https://evil.example/prompt.",
