@@ -20,6 +20,7 @@ mod config;
 mod crash;
 mod curation;
 mod daemon;
+mod docs;
 mod doctor;
 mod dry_run;
 mod edits;
