@@ -45,6 +45,7 @@ mod openai;
 mod openai_faults;
 mod planted;
 mod prompt;
+mod reference;
 mod report;
 mod review;
 mod sample;
