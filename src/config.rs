@@ -481,15 +481,18 @@ pub fn provider_name(kind: ProviderKind) -> &'static str {
 mod tests {
     use super::*;
 
-    /// The README's configuration block (the TOML under `## Configuration`).
-    fn readme_block() -> toml::Table {
-        let readme = include_str!("../README.md");
-        let section = &readme[readme.find("\n## Configuration\n").expect("the section")..];
+    /// The configuration reference's block: the TOML under `## The file and its defaults`
+    /// in docs/configuration.md.
+    fn reference_block() -> toml::Table {
+        let doc = include_str!("../docs/configuration.md");
+        let section = &doc[doc
+            .find("\n## The file and its defaults\n")
+            .expect("the section")..];
         let start = section.find("```toml\n").expect("its toml block") + "```toml\n".len();
         let end = start + section[start..].find("```").expect("the block's end");
         section[start..end]
             .parse()
-            .expect("the README's block is TOML")
+            .expect("docs/configuration.md's block is TOML")
     }
 
     /// Every key of a table, as `section.key`, nested tables by their path.
@@ -504,22 +507,26 @@ mod tests {
     }
 
     #[test]
-    fn the_readme_documents_every_key_with_its_default() {
-        let documented = readme_block();
+    fn the_reference_documents_every_key_with_its_default() {
+        let documented = reference_block();
         let defaults = toml::Table::try_from(Config::default()).expect("the defaults as TOML");
-        let (mut readme, mut config) = (Vec::new(), Vec::new());
-        keys(&documented, "", &mut readme);
+        let (mut documented_keys, mut config) = (Vec::new(), Vec::new());
+        keys(&documented, "", &mut documented_keys);
         keys(&defaults, "", &mut config);
-        readme.sort();
+        documented_keys.sort();
         config.sort();
         assert_eq!(
-            readme, config,
-            "the README's configuration block and the config struct"
+            documented_keys, config,
+            "docs/configuration.md's block and the config struct"
         );
         let parsed: Config = documented
             .try_into()
-            .expect("the README's block is a config");
-        assert_eq!(parsed, Config::default(), "the README gives the defaults");
+            .expect("docs/configuration.md's block is a config");
+        assert_eq!(
+            parsed,
+            Config::default(),
+            "docs/configuration.md gives the defaults"
+        );
     }
 
     fn parse(text: &str) -> Result<Config, ConfigError> {

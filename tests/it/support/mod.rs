@@ -581,7 +581,8 @@ pub fn set_age(path: &Path, age: Duration) {
         .unwrap_or_else(|e| panic!("set the mtime of {}: {e}", path.display()));
 }
 
-fn copy_dir(from: &Path, to: &Path) {
+/// Copies the directory `from` to `to`, recursively.
+pub fn copy_dir(from: &Path, to: &Path) {
     fs::create_dir_all(to).expect("create copy dir");
     for entry in fs::read_dir(from).expect("read fixture dir") {
         let entry = entry.expect("fixture entry");
