@@ -130,6 +130,46 @@ macro_rules! assignment {
     };
 }
 
+/// The keywords of a rule that reads a password named in another language: `$extra`, then
+/// the words for a password (or the part of one that survives ASCII lowercasing) in the
+/// languages `redact` reads.
+macro_rules! password_words {
+    ($($extra:literal),* $(,)?) => {
+        &[
+            $($extra,)*
+            "passe",
+            "passwort",
+            "kennwort",
+            "contrase",
+            "clave",
+            "senha",
+            "wachtwoord",
+            "hasło",
+            "haslo",
+            "hasla",
+            "ароль",
+            "ароля",
+            "аролем",
+            "パスワード",
+            "暗証番号",
+            "senord",
+            "salasana",
+            "adgangskode",
+            "passord",
+            "parola",
+            "ifre",
+            "heslo",
+            "jelsz",
+            "密码",
+            "密碼",
+            "비밀번호",
+            "sandi",
+            "khẩu",
+            "khau",
+        ]
+    };
+}
+
 /// The rules, most specific first: when two finds overlap, the earlier rule names the kind.
 pub(super) const SPECS: &[Spec] = &[
     Spec {
@@ -855,7 +895,7 @@ pub(super) const SPECS: &[Spec] = &[
     },
     Spec {
         kind: "secret",
-        keywords: &[
+        keywords: password_words!(
             " as ",
             "@",
             "setup key",
@@ -866,33 +906,7 @@ pub(super) const SPECS: &[Spec] = &[
             "mfa key",
             "authenticator key",
             "backup key",
-            "passe",
-            "passwort",
-            "kennwort",
-            "contrase",
-            "clave",
-            "senha",
-            "wachtwoord",
-            "hasło",
-            "haslo",
-            "ароль",
-            "パスワード",
-            "暗証番号",
-            "senord",
-            "salasana",
-            "adgangskode",
-            "passord",
-            "parola",
-            "ifre",
-            "heslo",
-            "jelsz",
-            "密码",
-            "密碼",
-            "비밀번호",
-            "sandi",
-            "khẩu",
-            "khau",
-        ],
+        ),
         // Prose of other shapes: "use … as the password", `site: bob@example.com / …`, a
         // 2FA setup key in groups of four, and a password named in another language
         // ("le mot de passe est …", `Passwort: …`, "la contraseña es …", "パスワードは …").
@@ -932,45 +946,10 @@ pub(super) const SPECS: &[Spec] = &[
     },
     Spec {
         kind: "secret",
-        keywords: &[
-            "pass",
-            "pwd",
-            "login",
-            "log in",
-            "sign in",
-            "signin",
-            "cred",
-            "wifi",
-            "wi-fi",
-            "pin",
+        keywords: password_words!(
+            "pass", "pwd", "login", "log in", "sign in", "signin", "cred", "wifi", "wi-fi", "pin",
             "mdp",
-            "kennwort",
-            "contrase",
-            "clave",
-            "senha",
-            "wachtwoord",
-            "hasło",
-            "haslo",
-            "hasla",
-            "ароль",
-            "ароля",
-            "аролем",
-            "パスワード",
-            "senord",
-            "salasana",
-            "adgangskode",
-            "passord",
-            "parola",
-            "ifre",
-            "heslo",
-            "jelsz",
-            "密码",
-            "密碼",
-            "비밀번호",
-            "sandi",
-            "khẩu",
-            "khau",
-        ],
+        ),
         // A password told in a sentence of any shape or language: the first word that reads
         // as generated within the line's next 60 characters after a word naming a password
         // or a login (the pattern finds the word; the check reads on after it) ("мой пароль от почты …", "the netflix login changed, new one is …",
