@@ -106,8 +106,9 @@ pub enum Command {
     /// Serve memory to Claude Code sessions over MCP (stdin/stdout): search and remember
     ///
     /// Register it once: `claude mcp add --scope user memloop -- memloop mcp`. Its `search`
-    /// tool finds every fact memloop keeps that no one forgot (archived ones and projects'
-    /// facts written nowhere included), with where each came from; its `remember` tool keeps
+    /// tool finds every accepted fact memloop keeps that no one forgot (archived ones and
+    /// projects' facts written nowhere included; none waiting for review), with where each
+    /// came from; its `remember` tool keeps
     /// a fact the person states in a session, held for `memory review` unless `[mcp]
     /// remember = "accept"`. No tool forgets. Nothing but JSON-RPC on stdout; it ends when
     /// the client closes stdin.

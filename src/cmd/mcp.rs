@@ -3,9 +3,10 @@
 //! other MCP client. Nothing but JSON-RPC goes to stdout; logs go to stderr.
 //!
 //! Two tools:
-//! - `search`: every fact memloop keeps that no one forgot (active, pending review, and
+//! - `search`: every fact memloop keeps that was accepted and no one forgot (active, and
 //!   archived: pushed out by the cap, replaced, expired, or a project's facts written
-//!   nowhere), ranked by the stems they share with the query, the session's own vault or
+//!   nowhere; never one waiting for review, which may rest on words the person did not
+//!   write), ranked by the stems they share with the query, the session's own vault or
 //!   project first, each with its status, category, where it applies, first and last seen,
 //!   and the person's words it came from. Reads a private copy of the ledger, kept while the
 //!   ledger's files are unchanged: it never waits on a run's lock.
@@ -125,7 +126,9 @@ impl Read {
     fn load(path: &std::path::Path) -> Result<Self> {
         let stamp = Self::stamp(path);
         let ledger = Ledger::scratch_copy(path)?;
-        let facts = ledger.facts(&[Status::Active, Status::Archived, Status::Pending])?;
+        // A fact waiting for review is not served: it may rest on a forged turn or an
+        // unjudged quote, and a session would read it like any other.
+        let facts = ledger.facts(&[Status::Active, Status::Archived])?;
         // Stemming is most of the time: one share of the facts a core.
         let cores = std::thread::available_parallelism().map_or(1, std::num::NonZero::get);
         let share = facts.len().div_ceil(cores).max(1);
@@ -204,7 +207,7 @@ struct RememberArgs {
 #[derive(Debug, Serialize)]
 struct Hit {
     fact: String,
-    /// active (in memory.md or a CLAUDE.md), archived, or pending review.
+    /// active (in memory.md or a CLAUDE.md) or archived.
     status: &'static str,
     /// Why an archived fact left the files.
     #[serde(skip_serializing_if = "Option::is_none")]

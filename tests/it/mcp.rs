@@ -213,7 +213,10 @@ fn remember_holds_a_stated_fact_for_review_and_refuses_orders_and_what_was_forgo
     assert!(!error && text.contains("review"), "{text}");
     assert!(!env.memory().contains("Fly"), "held, not written");
     let (text, _) = client.tool("search", json!({"query": "deploy Fly"}));
-    assert!(text.contains("pending review"), "{text}");
+    assert!(
+        !text.contains("Deploys with Fly"),
+        "a fact waiting for review is never served: {text}"
+    );
 
     let (text, error) = client.tool(
         "remember",
@@ -277,15 +280,13 @@ fn while_a_run_holds_the_lock_search_answers_and_a_remembered_fact_waits_for_it(
     assert_eq!(queued.len(), 1, "{queued:?}");
     drop(lock);
     let deadline = Instant::now() + Duration::from_secs(20);
-    loop {
-        let (text, _) = client.tool("search", json!({"query": "deploy Fly"}));
-        if text.contains("pending review") {
-            break;
-        }
-        assert!(Instant::now() < deadline, "never taken in: {text}");
+    while queued[0].exists() {
+        assert!(Instant::now() < deadline, "never taken in");
         std::thread::sleep(Duration::from_millis(200));
     }
-    assert!(!queued[0].exists(), "its file is gone once taken in");
+    let why = env.cmd().args(["memory", "why", "Fly"]).output().unwrap();
+    let why = String::from_utf8_lossy(&why.stdout).into_owned();
+    assert!(why.contains("Deploys with Fly now."), "{why}");
     assert_eq!(client.close(), Some(0));
 }
 
