@@ -16,7 +16,10 @@
 //! builtin corpus size, and
 //! `MEMLOOP_BENCH_ONLY=6` runs only section 6 (the corpus of section 1 is still generated),
 //! `MEMLOOP_BENCH_KEEP=1` keeps each sandbox (its path goes to stderr) so a run can be
-//! repeated by hand under a profiler.
+//! repeated by hand under a profiler, and `MEMLOOP_BENCH_REFERENCE=/path/to/memloop` runs
+//! an older binary over the same builtin corpus too and fails unless both decided the same
+//! after the first run and after `--force` (`pipeline/reference.rs` says what is compared;
+//! the two dumps are kept for a diff when they differ).
 
 // A bench builds its corpus with plain writes and reads its own settings from the
 // environment; the binary it measures is what uses fsutil and paths::Env.
@@ -34,6 +37,9 @@ mod sessions;
 
 #[path = "pipeline/rng.rs"]
 mod rng;
+
+#[path = "pipeline/reference.rs"]
+mod reference;
 
 use corpus::{Corpus, Kind, Spec, generate, vault_name};
 
@@ -110,22 +116,20 @@ fn main() -> Result<()> {
     );
 
     let sandbox = Sandbox::new()?;
-    let corpus = generate(
-        &sandbox.vaults(),
-        &Spec {
-            vaults: BUILTIN_VAULTS,
-            transcripts: builtin_n,
-            seed: SEED,
-            remember_lines: false,
-        },
-    )?;
+    let spec = Spec {
+        vaults: BUILTIN_VAULTS,
+        transcripts: builtin_n,
+        seed: SEED,
+        remember_lines: false,
+    };
+    let corpus = generate(&sandbox.vaults(), &spec)?;
     emit("1. generated corpus (builtin runs)", |out| {
         corpus_table(out, &corpus);
         Ok(())
     })?;
     emit(
         &format!("2. builtin provider, {builtin_n} transcripts"),
-        |out| builtin_figures(out, &sandbox),
+        |out| builtin_figures(out, &sandbox, &spec),
     )?;
     drop(sandbox);
     let long = if full { LONG_BYTES } else { SMOKE_LONG_BYTES };
@@ -194,8 +198,10 @@ fn emit(title: &str, body: impl FnOnce(&mut String) -> Result<()>) -> Result<()>
 // The scenarios
 // ---------------------------------------------------------------------------------------
 
-fn builtin_figures(out: &mut String, sandbox: &Sandbox) -> Result<()> {
+fn builtin_figures(out: &mut String, sandbox: &Sandbox, spec: &Spec) -> Result<()> {
     let first = sandbox.extract(&[], &[])?;
+    let vault_names: Vec<&str> = (0..BUILTIN_VAULTS).map(vault_name).collect();
+    let first_decisions = reference::decisions(sandbox.dir.path(), &vault_names)?;
     let show = sandbox.json(&["memory", "show", "--json", "--archived"])?;
     let facts = show["facts"].as_array().map_or(&[][..], Vec::as_slice);
     let count = |status: &str| facts.iter().filter(|f| f["status"] == status).count();
@@ -218,6 +224,29 @@ fn builtin_figures(out: &mut String, sandbox: &Sandbox) -> Result<()> {
     let (noop, walk) = noop_beside(sandbox, || stat_walk(&sandbox.vaults()))?;
     let median = |d: &[Duration]| d[d.len() / 2];
     let force = sandbox.extract(&["--force"], &[])?;
+    let force_decisions = reference::decisions(sandbox.dir.path(), &vault_names)?;
+    let compared = match std::env::var_os("MEMLOOP_BENCH_REFERENCE") {
+        Some(binary) => {
+            let theirs = Sandbox::new()?.with_binary(binary.into());
+            generate(&theirs.vaults(), spec)?;
+            theirs.extract(&[], &[])?;
+            let keep = tempfile::Builder::new()
+                .prefix("memloop-bench-reference-")
+                .tempdir()?
+                .keep();
+            let their_first = reference::decisions(theirs.dir.path(), &vault_names)?;
+            reference::same("first-run", &first_decisions, &their_first, &keep)?;
+            theirs.extract(&["--force"], &[])?;
+            let their_force = reference::decisions(theirs.dir.path(), &vault_names)?;
+            reference::same("force-run", &force_decisions, &their_force, &keep)?;
+            fs::remove_dir_all(&keep)?;
+            format!(
+                "identical after the first run and --force ({} lines each: ledger, memory.md, CLAUDE.md)",
+                first_decisions.lines().count()
+            )
+        }
+        None => "- (set MEMLOOP_BENCH_REFERENCE to an older memloop)".to_owned(),
+    };
 
     let rows = [
         ("first run: wall (cpu)".to_owned(), timing(&first)),
@@ -284,6 +313,10 @@ fn builtin_figures(out: &mut String, sandbox: &Sandbox) -> Result<()> {
         (
             "--force run: peak RSS".to_owned(),
             format!("{} MiB", mib(force.peak_rss_kb)),
+        ),
+        (
+            "decisions against the reference binary".to_owned(),
+            compared,
         ),
     ];
     table(out, &["figure", "value"], &rows.map(|(a, b)| vec![a, b]));
@@ -716,6 +749,8 @@ fn trimming_table(out: &mut String, rows: &[Trimming]) {
 /// A temp directory with `home/` and `vaults/`, removed when dropped.
 struct Sandbox {
     dir: TempDir,
+    /// The memloop binary it runs: this build's, or a reference to compare against.
+    binary: PathBuf,
 }
 
 /// One finished `memloop extract --json`.
@@ -757,7 +792,15 @@ impl Sandbox {
         }
         fs::create_dir_all(dir.path().join("home"))?;
         fs::create_dir_all(dir.path().join("vaults"))?;
-        Ok(Self { dir })
+        Ok(Self {
+            dir,
+            binary: PathBuf::from(env!("CARGO_BIN_EXE_memloop")),
+        })
+    }
+
+    /// The same sandbox running another memloop binary.
+    fn with_binary(self, binary: PathBuf) -> Self {
+        Self { binary, ..self }
     }
 
     fn home(&self) -> PathBuf {
@@ -780,7 +823,7 @@ impl Sandbox {
 
     /// The release binary with nothing of this machine's environment but PATH.
     fn command(&self, args: &[&str], env: &[(&str, String)]) -> Command {
-        let mut cmd = Command::new(env!("CARGO_BIN_EXE_memloop"));
+        let mut cmd = Command::new(&self.binary);
         cmd.env_clear()
             .current_dir(self.dir.path())
             .env("HOME", self.home())

@@ -102,6 +102,10 @@ pub struct Written {
 /// How many texts memloop keeps of what it wrote to a target before its last write.
 pub const EARLIER_KEPT: usize = 4;
 
+/// How many prepared statements the connection keeps (rusqlite keeps 16 unless told): more
+/// than the ledger has, so none is parsed twice in a run.
+const STATEMENTS: usize = 128;
+
 fn earlier_from(json: Option<String>) -> Vec<String> {
     json.and_then(|j| serde_json::from_str(&j).ok())
         .unwrap_or_default()
@@ -138,11 +142,11 @@ pub struct NewFact<'a> {
 }
 
 fn keep_answer(conn: &Connection, key: &AnswerKey<'_>, answer: &str, at: &str) -> Result<()> {
-    conn.execute(
+    conn.prepare_cached(
         "INSERT OR REPLACE INTO answers (sha256, prompt_hash, model, answer, at)
          VALUES (?1, ?2, ?3, ?4, ?5)",
-        params![key.sha256, key.prompt_hash, key.model, answer, at],
-    )?;
+    )?
+    .execute(params![key.sha256, key.prompt_hash, key.model, answer, at])?;
     Ok(())
 }
 
@@ -236,12 +240,13 @@ impl Ledger {
     /// Whether the ledger knows nothing at all: no fact, no transcript, no file written.
     /// A first run starts from such a ledger; so does one that was emptied.
     pub fn is_blank(&self) -> Result<bool> {
-        Ok(self.conn.query_row(
-            "SELECT NOT EXISTS (SELECT 1 FROM facts) AND NOT EXISTS (SELECT 1 FROM transcripts)
+        Ok(self
+            .conn
+            .prepare_cached(
+                "SELECT NOT EXISTS (SELECT 1 FROM facts) AND NOT EXISTS (SELECT 1 FROM transcripts)
                  AND NOT EXISTS (SELECT 1 FROM rendered)",
-            [],
-            |r| r.get(0),
-        )?)
+            )?
+            .query_row([], |r| r.get(0))?)
     }
 
     fn init(conn: Connection) -> Result<Self> {
@@ -251,15 +256,17 @@ impl Ledger {
         // promises no trace of it in the state directory.
         conn.pragma_update(None, "secure_delete", true)?;
         migrate::migrate(&conn)?;
+        // A run asks the same few dozen statements thousands of times: each is parsed once.
+        conn.set_prepared_statement_cache_capacity(STATEMENTS);
         Ok(Self { conn })
     }
 
     /// Runs `f` in one transaction: all of it lands, or none.
     pub fn transaction<T>(&mut self, f: impl FnOnce(&Ledger) -> Result<T>) -> Result<T> {
-        self.conn.execute_batch("BEGIN IMMEDIATE")?;
+        self.conn.prepare_cached("BEGIN IMMEDIATE")?.execute([])?;
         match f(self) {
             Ok(v) => {
-                self.conn.execute_batch("COMMIT")?;
+                self.conn.prepare_cached("COMMIT")?.execute([])?;
                 Ok(v)
             }
             Err(e) => {
@@ -355,13 +362,13 @@ impl Ledger {
 
     /// Records a transcript as processed (or refreshes its size and mtime).
     pub fn mark_transcript(&self, row: &TranscriptRow) -> Result<()> {
-        self.conn.execute(
+        self.conn.prepare_cached(
             "INSERT INTO transcripts (path, vault, size, mtime_ns, sha256, prompt_hash, model, processed_at, fact_count, consumed,
                  read_turns, read_digest, unread)
              VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)
              ON CONFLICT (path) DO UPDATE SET vault = ?2, size = ?3, mtime_ns = ?4, sha256 = ?5,
                  prompt_hash = ?6, model = ?7, processed_at = ?8, fact_count = ?9, consumed = ?10,
-                 read_turns = ?11, read_digest = ?12, unread = ?13",
+                 read_turns = ?11, read_digest = ?12, unread = ?13")?.execute(
             params![
                 row.path,
                 row.vault,
@@ -404,29 +411,30 @@ impl Ledger {
     pub fn kept_answer(&self, key: &AnswerKey<'_>) -> Result<Option<String>> {
         Ok(self
             .conn
-            .query_row(
+            .prepare_cached(
                 "SELECT answer FROM answers WHERE sha256 = ?1 AND prompt_hash = ?2 AND model = ?3",
-                params![key.sha256, key.prompt_hash, key.model],
-                |r| r.get(0),
-            )
+            )?
+            .query_row(params![key.sha256, key.prompt_hash, key.model], |r| {
+                r.get(0)
+            })
             .optional()?)
     }
 
     /// Drops a kept answer once it is committed.
     pub fn drop_answer(&self, key: &AnswerKey<'_>) -> Result<()> {
-        self.conn.execute(
-            "DELETE FROM answers WHERE sha256 = ?1 AND prompt_hash = ?2 AND model = ?3",
-            params![key.sha256, key.prompt_hash, key.model],
-        )?;
+        self.conn
+            .prepare_cached(
+                "DELETE FROM answers WHERE sha256 = ?1 AND prompt_hash = ?2 AND model = ?3",
+            )?
+            .execute(params![key.sha256, key.prompt_hash, key.model])?;
         Ok(())
     }
 
     /// Updates only the stat fields of a known transcript whose bytes did not change.
     pub fn touch_transcript(&self, path: &str, size: i64, mtime_ns: i64) -> Result<()> {
-        self.conn.execute(
-            "UPDATE transcripts SET size = ?2, mtime_ns = ?3 WHERE path = ?1",
-            params![path, size, mtime_ns],
-        )?;
+        self.conn
+            .prepare_cached("UPDATE transcripts SET size = ?2, mtime_ns = ?3 WHERE path = ?1")?
+            .execute(params![path, size, mtime_ns])?;
         Ok(())
     }
 
@@ -439,7 +447,8 @@ impl Ledger {
     pub fn transcript_count(&self) -> Result<i64> {
         Ok(self
             .conn
-            .query_row("SELECT COUNT(*) FROM transcripts", [], |r| r.get(0))?)
+            .prepare_cached("SELECT COUNT(*) FROM transcripts")?
+            .query_row([], |r| r.get(0))?)
     }
 
     /// Every fact with the given statuses, ordered by id.
@@ -538,9 +547,9 @@ impl Ledger {
 
     /// Inserts a new fact with its first source and returns its id.
     pub fn insert_fact(&self, f: &NewFact<'_>) -> Result<i64> {
-        self.conn.execute(
+        self.conn.prepare_cached(
             "INSERT INTO facts (text, key, category, scope, vault, first_seen, last_seen, times_seen, status, origin)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?6, 1, ?7, ?8)",
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?6, 1, ?7, ?8)")?.execute(
             params![
                 f.text,
                 f.key,
@@ -559,19 +568,17 @@ impl Ledger {
 
     /// Counts a fact as confirmed on `day`: its last sighting moves up to it.
     pub fn confirm(&self, id: i64, day: &str) -> Result<()> {
-        self.conn.execute(
-            "UPDATE facts SET last_seen = max(last_seen, ?2) WHERE id = ?1",
-            params![id, day],
-        )?;
+        self.conn
+            .prepare_cached("UPDATE facts SET last_seen = max(last_seen, ?2) WHERE id = ?1")?
+            .execute(params![id, day])?;
         Ok(())
     }
 
     /// Sets the last day a fact holds (`None`: no end).
     pub fn set_valid_until(&self, id: i64, day: Option<&str>) -> Result<()> {
-        self.conn.execute(
-            "UPDATE facts SET valid_until = ?2 WHERE id = ?1",
-            params![id, day],
-        )?;
+        self.conn
+            .prepare_cached("UPDATE facts SET valid_until = ?2 WHERE id = ?1")?
+            .execute(params![id, day])?;
         Ok(())
     }
 
@@ -605,21 +612,24 @@ impl Ledger {
         if !self.add_source(id, source)? {
             return Ok(false);
         }
-        self.conn.execute(
-            "UPDATE facts SET times_seen = times_seen + 1,
+        self.conn
+            .prepare_cached(
+                "UPDATE facts SET times_seen = times_seen + 1,
                  first_seen = min(first_seen, ?2), last_seen = max(last_seen, ?2)
              WHERE id = ?1",
-            params![id, source.date],
-        )?;
+            )?
+            .execute(params![id, source.date])?;
         Ok(true)
     }
 
     fn add_source(&self, id: i64, source: &Source) -> Result<bool> {
-        let n = self.conn.execute(
-            "INSERT OR IGNORE INTO fact_sources (fact_id, transcript, date, evidence)
+        let n = self
+            .conn
+            .prepare_cached(
+                "INSERT OR IGNORE INTO fact_sources (fact_id, transcript, date, evidence)
              VALUES (?1, ?2, ?3, ?4)",
-            params![id, source.transcript, source.date, source.evidence],
-        )?;
+            )?
+            .execute(params![id, source.transcript, source.date, source.evidence])?;
         Ok(n == 1)
     }
 
@@ -641,26 +651,28 @@ impl Ledger {
 
     /// Sets a fact's status; `reason` says why it was archived.
     pub fn set_status(&self, id: i64, status: Status, reason: Option<ArchiveReason>) -> Result<()> {
-        self.conn.execute(
-            "UPDATE facts SET status = ?2, archived_reason = ?3 WHERE id = ?1",
-            params![id, status.as_str(), reason.map(ArchiveReason::as_str)],
-        )?;
+        self.conn
+            .prepare_cached("UPDATE facts SET status = ?2, archived_reason = ?3 WHERE id = ?1")?
+            .execute(params![
+                id,
+                status.as_str(),
+                reason.map(ArchiveReason::as_str)
+            ])?;
         Ok(())
     }
 
     /// Moves a fact under another category (the user moved its bullet).
     pub fn set_category(&self, id: i64, category: &str) -> Result<()> {
-        self.conn.execute(
-            "UPDATE facts SET category = ?2 WHERE id = ?1",
-            params![id, category],
-        )?;
+        self.conn
+            .prepare_cached("UPDATE facts SET category = ?2 WHERE id = ?1")?
+            .execute(params![id, category])?;
         Ok(())
     }
 
     /// Archives `old` as replaced by `new`.
     pub fn replace(&self, old: i64, new: i64) -> Result<()> {
-        self.conn.execute(
-            "UPDATE facts SET status = 'archived', archived_reason = 'replaced', replaced_by = ?2 WHERE id = ?1",
+        self.conn.prepare_cached(
+            "UPDATE facts SET status = 'archived', archived_reason = 'replaced', replaced_by = ?2 WHERE id = ?1")?.execute(
             params![old, new],
         )?;
         Ok(())
@@ -672,22 +684,20 @@ impl Ledger {
     pub fn rendered(&self, target: &str) -> Result<(Option<String>, Option<String>)> {
         Ok(self
             .conn
-            .query_row(
-                "SELECT content, pending FROM rendered WHERE target = ?1",
-                [target],
-                |r| Ok((r.get(0)?, r.get(1)?)),
-            )
+            .prepare_cached("SELECT content, pending FROM rendered WHERE target = ?1")?
+            .query_row([target], |r| Ok((r.get(0)?, r.get(1)?)))
             .optional()?
             .unwrap_or((None, None)))
     }
 
     /// Records, before writing `target`, the text about to be written.
     pub fn set_pending(&self, target: &str, text: &str) -> Result<()> {
-        self.conn.execute(
-            "INSERT INTO rendered (target, pending) VALUES (?1, ?2)
+        self.conn
+            .prepare_cached(
+                "INSERT INTO rendered (target, pending) VALUES (?1, ?2)
              ON CONFLICT (target) DO UPDATE SET pending = ?2",
-            params![target, text],
-        )?;
+            )?
+            .execute(params![target, text])?;
         Ok(())
     }
 
@@ -702,11 +712,12 @@ impl Ledger {
             earlier.insert(0, old);
             earlier.truncate(EARLIER_KEPT);
         }
-        self.conn.execute(
-            "INSERT INTO rendered (target, content, earlier) VALUES (?1, ?2, ?3)
+        self.conn
+            .prepare_cached(
+                "INSERT INTO rendered (target, content, earlier) VALUES (?1, ?2, ?3)
              ON CONFLICT (target) DO UPDATE SET content = ?2, pending = NULL, earlier = ?3",
-            params![target, text, serde_json::to_string(&earlier)?],
-        )?;
+            )?
+            .execute(params![target, text, serde_json::to_string(&earlier)?])?;
         Ok(())
     }
 
@@ -714,11 +725,8 @@ impl Ledger {
     pub fn earlier(&self, target: &str) -> Result<Vec<String>> {
         Ok(earlier_from(
             self.conn
-                .query_row(
-                    "SELECT earlier FROM rendered WHERE target = ?1",
-                    [target],
-                    |r| r.get(0),
-                )
+                .prepare_cached("SELECT earlier FROM rendered WHERE target = ?1")?
+                .query_row([target], |r| r.get(0))
                 .optional()?
                 .flatten(),
         ))
@@ -727,15 +735,15 @@ impl Ledger {
     /// Replaces a fact's wording (the user reworded its bullet, or a model updated it).
     /// The wording it had before is kept (for a purge to find it again).
     pub fn set_text(&self, id: i64, text: &str, key: &str) -> Result<()> {
-        self.conn.execute(
-            "INSERT OR IGNORE INTO fact_wordings (fact_id, key, text)
+        self.conn
+            .prepare_cached(
+                "INSERT OR IGNORE INTO fact_wordings (fact_id, key, text)
              SELECT id, key, text FROM facts WHERE id = ?1 AND key != ?2",
-            params![id, key],
-        )?;
-        self.conn.execute(
-            "UPDATE facts SET text = ?2, key = ?3 WHERE id = ?1",
-            params![id, text, key],
-        )?;
+            )?
+            .execute(params![id, key])?;
+        self.conn
+            .prepare_cached("UPDATE facts SET text = ?2, key = ?3 WHERE id = ?1")?
+            .execute(params![id, text, key])?;
         Ok(())
     }
 
@@ -773,28 +781,32 @@ impl Ledger {
         pending: Option<&str>,
         earlier: &[String],
     ) -> Result<()> {
-        self.conn.execute(
-            "UPDATE rendered SET content = ?2, pending = ?3, earlier = ?4 WHERE target = ?1",
-            params![target, content, pending, serde_json::to_string(earlier)?],
-        )?;
+        self.conn
+            .prepare_cached(
+                "UPDATE rendered SET content = ?2, pending = ?3, earlier = ?4 WHERE target = ?1",
+            )?
+            .execute(params![
+                target,
+                content,
+                pending,
+                serde_json::to_string(earlier)?
+            ])?;
         Ok(())
     }
 
     /// Marks whose words a fact holds.
     pub fn set_origin(&self, id: i64, origin: Origin) -> Result<()> {
-        self.conn.execute(
-            "UPDATE facts SET origin = ?2 WHERE id = ?1",
-            params![id, origin.as_str()],
-        )?;
+        self.conn
+            .prepare_cached("UPDATE facts SET origin = ?2 WHERE id = ?1")?
+            .execute(params![id, origin.as_str()])?;
         Ok(())
     }
 
     /// Records that pending fact `id`, once accepted, replaces `old`.
     pub fn set_supersedes(&self, id: i64, old: Option<i64>) -> Result<()> {
-        self.conn.execute(
-            "UPDATE facts SET supersedes = ?2 WHERE id = ?1",
-            params![id, old],
-        )?;
+        self.conn
+            .prepare_cached("UPDATE facts SET supersedes = ?2 WHERE id = ?1")?
+            .execute(params![id, old])?;
         Ok(())
     }
 
@@ -832,10 +844,11 @@ impl Ledger {
     /// Adds to a fact's history (`forgotten`, `restored`, `edited`, ...). `detail` says
     /// how, never the fact's text: a purge must leave no copy behind.
     pub fn add_event(&self, id: i64, at: &str, event: &str, detail: Option<&str>) -> Result<()> {
-        self.conn.execute(
-            "INSERT INTO fact_events (fact_id, at, event, detail) VALUES (?1, ?2, ?3, ?4)",
-            params![id, at, event, detail],
-        )?;
+        self.conn
+            .prepare_cached(
+                "INSERT INTO fact_events (fact_id, at, event, detail) VALUES (?1, ?2, ?3, ?4)",
+            )?
+            .execute(params![id, at, event, detail])?;
         Ok(())
     }
 
@@ -857,10 +870,11 @@ impl Ledger {
     /// Records something a user should hear about from `doctor` (another program rewrote
     /// a file memloop writes, say).
     pub fn add_notice(&self, at: &str, target: &str, kind: &str, detail: &str) -> Result<()> {
-        self.conn.execute(
-            "INSERT INTO notices (at, target, kind, detail) VALUES (?1, ?2, ?3, ?4)",
-            params![at, target, kind, detail],
-        )?;
+        self.conn
+            .prepare_cached(
+                "INSERT INTO notices (at, target, kind, detail) VALUES (?1, ?2, ?3, ?4)",
+            )?
+            .execute(params![at, target, kind, detail])?;
         Ok(())
     }
 
@@ -896,8 +910,8 @@ impl Ledger {
                     .collect::<Result<_, _>>()?;
                 for key in keys {
                     let fingerprint = l.fingerprint(&key)?;
-                    l.conn.execute(
-                        "INSERT OR IGNORE INTO purged (fingerprint) VALUES (?1)",
+                    l.conn.prepare_cached(
+                        "INSERT OR IGNORE INTO purged (fingerprint) VALUES (?1)")?.execute(
                         [fingerprint],
                     )?;
                 }
@@ -905,26 +919,29 @@ impl Ledger {
                 for text in l.wordings(id)? {
                     let escaped = serde_json::to_string(&text)?;
                     let escaped = escaped.trim_matches('"').to_owned();
-                    l.conn.execute(
-                        "DELETE FROM answers WHERE instr(answer, ?1) > 0 OR instr(answer, ?2) > 0",
+                    l.conn.prepare_cached(
+                        "DELETE FROM answers WHERE instr(answer, ?1) > 0 OR instr(answer, ?2) > 0")?.execute(
                         params![text, escaped],
                     )?;
                 }
                 l.conn
-                    .execute("DELETE FROM fact_wordings WHERE fact_id = ?1", [id])?;
+                    .prepare_cached("DELETE FROM fact_wordings WHERE fact_id = ?1")?
+                    .execute( [id])?;
                 l.conn
-                    .execute("DELETE FROM fact_sources WHERE fact_id = ?1", [id])?;
+                    .prepare_cached("DELETE FROM fact_sources WHERE fact_id = ?1")?
+                    .execute( [id])?;
                 l.conn
-                    .execute("DELETE FROM fact_events WHERE fact_id = ?1", [id])?;
-                l.conn.execute(
-                    "UPDATE facts SET replaced_by = NULL WHERE replaced_by = ?1",
+                    .prepare_cached("DELETE FROM fact_events WHERE fact_id = ?1")?
+                    .execute( [id])?;
+                l.conn.prepare_cached(
+                    "UPDATE facts SET replaced_by = NULL WHERE replaced_by = ?1")?.execute(
                     [id],
                 )?;
-                l.conn.execute(
-                    "UPDATE facts SET supersedes = NULL WHERE supersedes = ?1",
+                l.conn.prepare_cached(
+                    "UPDATE facts SET supersedes = NULL WHERE supersedes = ?1")?.execute(
                     [id],
                 )?;
-                l.conn.execute("DELETE FROM facts WHERE id = ?1", [id])?;
+                l.conn.prepare_cached("DELETE FROM facts WHERE id = ?1")?.execute( [id])?;
             }
             Ok(())
         })
@@ -935,11 +952,8 @@ impl Ledger {
         let fingerprint = self.fingerprint(key)?;
         Ok(self
             .conn
-            .query_row(
-                "SELECT 1 FROM purged WHERE fingerprint = ?1",
-                [fingerprint],
-                |_| Ok(()),
-            )
+            .prepare_cached("SELECT 1 FROM purged WHERE fingerprint = ?1")?
+            .query_row([fingerprint], |_| Ok(()))
             .optional()?
             .is_some())
     }
@@ -948,7 +962,8 @@ impl Ledger {
     pub fn unpurge(&self, key: &str) -> Result<()> {
         let fingerprint = self.fingerprint(key)?;
         self.conn
-            .execute("DELETE FROM purged WHERE fingerprint = ?1", [fingerprint])?;
+            .prepare_cached("DELETE FROM purged WHERE fingerprint = ?1")?
+            .execute([fingerprint])?;
         Ok(())
     }
 
@@ -958,9 +973,8 @@ impl Ledger {
         use sha2::{Digest, Sha256};
         let salt: Option<String> = self
             .conn
-            .query_row("SELECT value FROM meta WHERE key = 'purge_salt'", [], |r| {
-                r.get(0)
-            })
+            .prepare_cached("SELECT value FROM meta WHERE key = 'purge_salt'")?
+            .query_row([], |r| r.get(0))
             .optional()?;
         let salt = match salt {
             Some(s) => s,
@@ -972,10 +986,9 @@ impl Ledger {
                     &self.conn
                 );
                 let salt = hex::encode(Sha256::digest(seed.as_bytes()));
-                self.conn.execute(
-                    "INSERT INTO meta (key, value) VALUES ('purge_salt', ?1)",
-                    [&salt],
-                )?;
+                self.conn
+                    .prepare_cached("INSERT INTO meta (key, value) VALUES ('purge_salt', ?1)")?
+                    .execute([&salt])?;
                 salt
             }
         };
@@ -991,16 +1004,18 @@ impl Ledger {
         // A ledger in memory (a dry run) has no log to empty.
         let _ = self
             .conn
-            .query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |_| Ok(()));
+            .prepare_cached("PRAGMA wal_checkpoint(TRUNCATE)")?
+            .query_row([], |_| Ok(()));
         Ok(())
     }
 
     /// Stores a finished run's report.
     pub fn record_run(&self, started_at: &str, finished_at: &str, report: &str) -> Result<()> {
-        self.conn.execute(
-            "INSERT INTO runs (started_at, finished_at, report) VALUES (?1, ?2, ?3)",
-            params![started_at, finished_at, report],
-        )?;
+        self.conn
+            .prepare_cached(
+                "INSERT INTO runs (started_at, finished_at, report) VALUES (?1, ?2, ?3)",
+            )?
+            .execute(params![started_at, finished_at, report])?;
         Ok(())
     }
 
@@ -1008,11 +1023,8 @@ impl Ledger {
     pub fn last_run(&self) -> Result<Option<(String, String)>> {
         Ok(self
             .conn
-            .query_row(
-                "SELECT finished_at, report FROM runs ORDER BY id DESC LIMIT 1",
-                [],
-                |r| Ok((r.get(0)?, r.get(1)?)),
-            )
+            .prepare_cached("SELECT finished_at, report FROM runs ORDER BY id DESC LIMIT 1")?
+            .query_row([], |r| Ok((r.get(0)?, r.get(1)?)))
             .optional()?)
     }
 
@@ -1022,14 +1034,13 @@ impl Ledger {
     pub fn last_successful_run(&self) -> Result<Option<String>> {
         Ok(self
             .conn
-            .query_row(
+            .prepare_cached(
                 "SELECT finished_at FROM runs
                  WHERE coalesce(json_extract(report, '$.interrupted'), 0) = 0
                    AND json_extract(report, '$.stopped') IS NULL
                  ORDER BY id DESC LIMIT 1",
-                [],
-                |r| r.get(0),
-            )
+            )?
+            .query_row([], |r| r.get(0))
             .optional()?)
     }
 
@@ -1045,11 +1056,8 @@ impl Ledger {
     pub fn import_legacy(&self, state_file: &Path) -> Result<Legacy> {
         let done: Option<String> = self
             .conn
-            .query_row(
-                "SELECT value FROM meta WHERE key = 'legacy_import'",
-                [],
-                |r| r.get(0),
-            )
+            .prepare_cached("SELECT value FROM meta WHERE key = 'legacy_import'")?
+            .query_row([], |r| r.get(0))
             .optional()?;
         if done.is_some() || !self.is_empty()? {
             return Ok(Legacy::default());
@@ -1099,10 +1107,9 @@ impl Ledger {
                 read: None,
             })?;
         }
-        self.conn.execute(
-            "INSERT INTO meta (key, value) VALUES ('legacy_import', ?1)",
-            [pairs.len().to_string()],
-        )?;
+        self.conn
+            .prepare_cached("INSERT INTO meta (key, value) VALUES ('legacy_import', ?1)")?
+            .execute([pairs.len().to_string()])?;
         Ok(Legacy {
             imported: pairs.len(),
             warning,

@@ -961,7 +961,12 @@ impl Work for Run<'_> {
                     self.report.notices.push(notice);
                 }
                 let provider = Arc::clone(self.provider.as_ref()?);
-                let grounds = job.grounds.get().cloned();
+                // Nothing to judge with (the builtin extractor): no copy of the grounds,
+                // and no unsure facts looked for that no one would be asked about.
+                let grounds = provider
+                    .judges()
+                    .then(|| job.grounds.get().cloned())
+                    .flatten();
                 let max_facts = self.engine.cfg.config.llm.max_facts_per_answer;
                 let path = job.file.path.clone();
                 if let Some(mut kept) = self.kept_answer(job) {

@@ -520,6 +520,31 @@ pub fn parse_bullets(text: &str) -> Vec<Bullet> {
 /// Idempotent: cleaning a cleaned text changes nothing.
 #[must_use]
 pub fn clean(text: &str) -> String {
+    // Every file is rendered again after each transcript that taught something, every fact
+    // in it: most are plain already, and the passes below would copy them four times.
+    if is_plain(text) {
+        return text.to_owned();
+    }
+    clean_passes(text)
+}
+
+/// Whether [`clean`] leaves `text` as it is, told in one look at its characters: it starts
+/// with a letter (no marker to escape), holds no whitespace but single inner spaces, no
+/// control or invisible character, and no `<`, `>` (comment delimiters) or `@` (imports).
+fn is_plain(text: &str) -> bool {
+    text.chars().next().is_some_and(char::is_alphabetic)
+        && !text.ends_with(' ')
+        && !text.contains("  ")
+        && text.chars().all(|c| {
+            (c == ' ' || !c.is_whitespace())
+                && !c.is_control()
+                && !is_invisible(c)
+                && !matches!(c, '<' | '>' | '@')
+        })
+}
+
+/// [`clean`], pass by pass.
+fn clean_passes(text: &str) -> String {
     let spaced: String = text
         .chars()
         .filter(|c| !is_invisible(*c))

@@ -8,6 +8,8 @@
 //! too, so the matcher (`ground`) and the relation check (`ground::relate`) read words one
 //! way. It does not decide anything about a quote.
 
+use std::borrow::Cow;
+
 use unicode_normalization::{IsNormalized, UnicodeNormalization, is_nfkc_quick};
 
 /// The words of `text` in their compared form (see the module documentation).
@@ -155,7 +157,9 @@ fn canonical(raw: Vec<String>) -> Vec<String> {
     }
     // Spellings last, so that the contractions above read the words as written.
     for w in &mut out {
-        *w = american(w);
+        if let Some(us) = respelled(w) {
+            *w = us;
+        }
     }
     out
 }
@@ -382,6 +386,12 @@ fn number_at(raw: &[String], i: usize, out: &mut Vec<String>) -> Option<usize> {
 /// reads `hors`) never makes two different words of a quote and its turn equal.
 #[must_use]
 pub fn american(word: &str) -> String {
+    respelled(word).unwrap_or_else(|| word.to_owned())
+}
+
+/// [`american`], `None` for a word spelled the American way already: most words are, and
+/// each of a transcript's words is looked at.
+fn respelled(word: &str) -> Option<String> {
     const WORDS: &[(&str, &str)] = &[
         ("grey", "gray"),
         ("mum", "mom"),
@@ -435,21 +445,21 @@ pub fn american(word: &str) -> String {
         ("foetus", "fetus"),
     ];
     if word.len() < 4 || !word.bytes().all(|b| b.is_ascii_lowercase()) {
-        return word.to_owned();
+        return None;
     }
     if let Some((_, us)) = WORDS.iter().find(|(uk, _)| *uk == word) {
-        return (*us).to_owned();
+        return Some((*us).to_owned());
     }
     // `travelled`, `cancelling`, `counsellor`: the doubled l before a suffix.
-    let mut w = if word.len() >= 7 {
-        word.replace("lle", "le").replace("lli", "li")
+    let mut w = if word.len() >= 7 && (word.contains("lle") || word.contains("lli")) {
+        Cow::Owned(word.replace("lle", "le").replace("lli", "li"))
     } else {
-        word.to_owned()
+        Cow::Borrowed(word)
     };
     if w.len() >= 5
         && let Some(at) = w[1..].find("our")
     {
-        w.replace_range(at + 1..at + 4, "or");
+        w.to_mut().replace_range(at + 1..at + 4, "or");
     }
     for (uk, us) in [
         ("isations", "izations"),
@@ -476,11 +486,14 @@ pub fn american(word: &str) -> String {
         if w.len() >= uk.len() + 2
             && let Some(stem) = w.strip_suffix(uk)
         {
-            w = format!("{stem}{us}");
+            w = Cow::Owned(format!("{stem}{us}"));
             break;
         }
     }
-    w
+    match w {
+        Cow::Owned(us) if us != word => Some(us),
+        _ => None,
+    }
 }
 
 /// Words that add emphasis and nothing else: a model quoting the person may leave one out.
@@ -666,6 +679,34 @@ mod tests {
         ];
         for (text, want) in cases {
             assert_eq!(words(text).join(" "), want, "{text}");
+        }
+    }
+
+    #[test]
+    fn a_word_is_respelled_only_when_its_american_spelling_differs() {
+        for (word, want) in [
+            ("grey", Some("gray")),
+            ("travelled", Some("traveled")),
+            ("cancelling", Some("canceling")),
+            ("colour", Some("color")),
+            ("hours", Some("hors")),
+            ("organisations", Some("organizations")),
+            ("analysed", Some("analyzed")),
+            ("catalogue", Some("catalog")),
+            ("licence", Some("license")),
+            ("centres", Some("centers")),
+            ("sabre", Some("saber")),
+            ("color", None),
+            ("install", None),
+            ("tellers", Some("telers")),
+            ("hello", None),
+            ("rise", None),
+            ("Colour", None),
+            ("our", None),
+            ("café", None),
+        ] {
+            assert_eq!(respelled(word).as_deref(), want, "{word}");
+            assert_eq!(american(word), want.unwrap_or(word), "{word}");
         }
     }
 

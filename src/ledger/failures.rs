@@ -34,10 +34,10 @@ impl FailedInput {
 impl Ledger {
     /// Records that `path` failed with this fingerprint (replacing an older record).
     pub fn record_failed_input(&self, input: &FailedInput) -> Result<()> {
-        self.conn.execute(
+        self.conn.prepare_cached(
             "INSERT INTO failed_inputs (path, fingerprint, error, failed_at) VALUES (?1, ?2, ?3, ?4)
              ON CONFLICT (path) DO UPDATE SET fingerprint = ?2, error = ?3, failed_at = ?4
-             WHERE fingerprint <> ?2",
+             WHERE fingerprint <> ?2")?.execute(
             params![input.path, input.fingerprint, input.error, input.failed_at],
         )?;
         Ok(())
@@ -47,11 +47,10 @@ impl Ledger {
     pub fn failed_input(&self, path: &str) -> Result<Option<FailedInput>> {
         Ok(self
             .conn
-            .query_row(
+            .prepare_cached(
                 "SELECT path, fingerprint, error, failed_at FROM failed_inputs WHERE path = ?1",
-                params![path],
-                row,
-            )
+            )?
+            .query_row(params![path], row)
             .optional()?)
     }
 
@@ -67,7 +66,8 @@ impl Ledger {
     /// Forgets the failure of `path`: it was read, or it is gone.
     pub fn clear_failed_input(&self, path: &str) -> Result<()> {
         self.conn
-            .execute("DELETE FROM failed_inputs WHERE path = ?1", params![path])?;
+            .prepare_cached("DELETE FROM failed_inputs WHERE path = ?1")?
+            .execute(params![path])?;
         Ok(())
     }
 }

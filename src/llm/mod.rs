@@ -485,6 +485,13 @@ impl Provider {
             .await
     }
 
+    /// Whether [`Provider::judge`] has a model to ask: every provider but the builtin
+    /// extractor.
+    #[must_use]
+    pub fn judges(&self) -> bool {
+        !matches!(self, Self::Builtin)
+    }
+
     /// Asks whether each quote states its fact (see `judge`): the verdicts in order, `None`
     /// for an item the answer left out, and the usage. `None` for the builtin extractor,
     /// which has no model to ask.
@@ -496,7 +503,7 @@ impl Provider {
         &self,
         pairs: &[(String, String)],
     ) -> Option<Result<(Vec<Option<bool>>, Usage), LlmError>> {
-        if let Self::Builtin = self {
+        if !self.judges() {
             return None;
         }
         let n = pairs.len();

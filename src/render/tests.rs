@@ -657,7 +657,41 @@ fn arb_fact() -> impl Strategy<Value = (String, String, u8, u8, u32)> {
     )
 }
 
+#[test]
+fn plain_texts_are_the_ones_clean_leaves_as_they_are() {
+    for (text, plain) in [
+        ("Prefers Rust for command-line tools.", true),
+        ("Lives in Zürich; speaks German", true),
+        ("Москве is where he works", true),
+        ("", false),
+        ("- a list item", false),
+        ("1. first", false),
+        ("2024 was the year", false),
+        (" leading space", false),
+        ("trailing space ", false),
+        ("two  spaces", false),
+        ("a\ttab", false),
+        ("no\u{a0}break", false),
+        ("zero\u{200b}width", false),
+        ("mail me@example.com", false),
+        ("opens <!-- a comment", false),
+        ("closes --> one", false),
+    ] {
+        assert_eq!(is_plain(text), plain, "{text:?}");
+        if plain {
+            assert_eq!(clean_passes(text), text, "{text:?}");
+        }
+    }
+}
+
 proptest! {
+    #[test]
+    fn clean_is_its_passes_whether_or_not_the_text_is_plain(
+        text in "[ a-zA-Z0-9é@`~/.,'#<>!\"\\[\\]()*+_\\\\\t\n\u{a0}\u{2003}\u{85}\u{200d}\u{202e}-]{0,40}"
+    ) {
+        prop_assert_eq!(clean(&text), clean_passes(&text));
+    }
+
     #[test]
     fn clean_is_idempotent_and_leaves_no_import_outside_a_code_span(
         text in "[ a-z@`~/.#<>\"\\[\\]()*_\\\\0-9\u{200d}\u{202e}-]{0,40}"
