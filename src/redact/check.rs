@@ -616,6 +616,10 @@ fn is_bootstrap_token(s: &str) -> bool {
 /// letters with digits and symbols, or letters in no pattern of words; never an address,
 /// a path, a number or a placeholder. Punctuation around the word is not part of it.
 pub(super) fn generated_word_in(text: &str, label: Range<usize>) -> Option<Range<usize>> {
+    // The kind named in one of redact's own markers is no label.
+    if text[..label.start].ends_with("[REDACTED:") {
+        return None;
+    }
     let rest = &text[label.end..];
     let end = rest
         .char_indices()
@@ -661,44 +665,67 @@ fn reads_generated(s: &str) -> bool {
     if s.len() < 8 || !s.is_ascii() || s.bytes().all(|b| b.is_ascii_lowercase()) {
         return false;
     }
-    let upper = s.bytes().any(|b| b.is_ascii_uppercase());
-    let lower = s.bytes().any(|b| b.is_ascii_lowercase());
-    let digit = s.bytes().any(|b| b.is_ascii_digit());
-    let symbol = s.bytes().any(|b| b"!@#$%^&*+=?~_".contains(&b));
+    let name = |part: &str| {
+        !part.is_empty()
+            && part
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b"._-".contains(&b))
+    };
     let address = s.contains("://")
         || s.starts_with(['/', '~', '.', '\\'])
-        || s.split_once('@')
-            .is_some_and(|(_, host)| host.contains('.'));
-    // Lower-case runs of three letters or more read as words (`iPhone15Pro`).
-    let in_words: usize = s
-        .split(|c: char| !c.is_ascii_lowercase())
-        .filter(|run| run.len() >= 3)
-        .map(str::len)
-        .sum();
-    s.len() >= 8
-        && s.is_ascii()
-        && !address
-        && !is_placeholder(s)
-        && !is_reference(s)
-        && ((upper && lower && digit && in_words * 3 < s.len())
-            || ((upper || lower) && digit && symbol)
-            || (s.bytes().all(|b| b.is_ascii_alphabetic()) && upper && lower && random_letters(s)))
+        || s.split_once('@').is_some_and(|(user, host)| {
+            host.contains('.')
+                || (name(user) && name(host) && !s.bytes().any(|b| b.is_ascii_uppercase()))
+        });
+    // Code, not a password: `input("Password: ")`.
+    let code = s.contains(['(', ')', '[', ']', '{', '}', '<', '>', '"', '\'', ',', ';']);
+    if address || code || is_placeholder(s) || is_reference(s) {
+        return false;
+    }
+    let letters = s.bytes().any(|b| b.is_ascii_alphabetic());
+    let digit = s.bytes().any(|b| b.is_ascii_digit());
+    // A symbol between letters or digits (not a full stop or a dash ending the word).
+    let inner = &s.as_bytes()[1..s.len() - 1];
+    let symbol = inner.iter().any(|b| b"!@#$%^&*+=?~".contains(b));
+    // Words are spelled with vowels (`iPhone15Pro`, `Settings2`); generated letters draw
+    // one in five, and change between upper case, lower case and digits at every other
+    // character.
+    let unspelled = vowel_share(s) < 0.35;
+    letters
+        && (symbol
+            || (digit && unspelled && class_changes(s) >= 0.3)
+            || (!digit && unspelled && random_letters(s)))
 }
 
-/// Words typed as a passphrase that no language spells: two of them without a vowel; or an
-/// app password (four groups of four letters named as one).
+/// The share of a text's letters that are vowels (`a e i o u`, either case).
+fn vowel_share(s: &str) -> f64 {
+    let letters = s.bytes().filter(u8::is_ascii_alphabetic).count();
+    let vowels = s.bytes().filter(|b| b"aeiouAEIOU".contains(b)).count();
+    #[allow(clippy::cast_precision_loss)]
+    let share = vowels as f64 / letters.max(1) as f64;
+    share
+}
+
+/// Words typed as a passphrase that no language spells (under three letters in ten are
+/// vowels, where a sentence has about four), or an app password: four groups of four
+/// letters named as one.
 pub(super) fn made_up_words(text: &str, value: Range<usize>) -> Option<Range<usize>> {
     let words: Vec<&str> = text[value.clone()].split_whitespace().collect();
-    let app_password = text[value.end..]
-        .to_ascii_lowercase()
-        .contains("app password")
-        || text[..value.start]
+    let near = |range: Range<usize>| {
+        let (mut start, mut end) = (range.start, range.end);
+        while !text.is_char_boundary(start) {
+            start -= 1;
+        }
+        while !text.is_char_boundary(end) {
+            end += 1;
+        }
+        text[start..end]
             .to_ascii_lowercase()
-            .contains("app password");
+            .contains("app password")
+    };
+    let app_password = near(value.start.saturating_sub(80)..value.start)
+        || near(value.end..(value.end + 80).min(text.len()));
     let four_by_four = words.len() == 4 && words.iter().all(|w| w.len() == 4);
-    let voweless = words
-        .iter()
-        .filter(|w| !w.bytes().any(|b| b"aeiouy".contains(&b)))
-        .count();
-    ((app_password && four_by_four) || voweless >= 2).then_some(value)
+    let made_up = vowel_share(&text[value.clone()]) < 0.3;
+    ((app_password && four_by_four) || made_up).then_some(value)
 }

@@ -526,11 +526,13 @@ pub(super) const SPECS: &[Spec] = &[
             "mosquitto_",
             "ipmitool",
             "ldap",
+            "zip",
         ],
         // The short flags that are a password only for some commands: `sshpass -p`,
         // `mysql -p…` (joined: `-p shop` asks, and shop is the database), `redis-cli -a`,
         // `security add-generic-password -w`, `docker login -p` and the other registry
-        // logins, `twine -p`, `mongo -p`, `mosquitto_pub -P`, `ipmitool -P`, `ldapsearch -w`.
+        // logins, `twine -p`, `mongo -p`, `mosquitto_pub -P`, `ipmitool -P`, `zip -P`,
+        // `ldapsearch -w`.
         pattern: Pattern::Regex(concat!(
             r"(?-u:\b)(?:sshpass[^\r\n|;&]*?[ \t]-p[ \t]*",
             flag_value!(),
@@ -544,7 +546,7 @@ pub(super) const SPECS: &[Spec] = &[
             flag_value!(),
             r"|(?:twine|mongo(?:sh|dump|restore|export|import|stat|top|files)?)[^\r\n|;&]*?[ \t]-p[ \t]+",
             flag_value!(),
-            r"|(?:mosquitto_(?:pub|sub|rr)|ipmitool)[^\r\n|;&]*?[ \t]-P[ \t]+",
+            r"|(?:mosquitto_(?:pub|sub|rr)|ipmitool|zip)[^\r\n|;&]*?[ \t]-P[ \t]+",
             flag_value!(),
             r"|ldap(?:search|add|modify|delete|modrdn|compare|whoami|passwd|exop)[^\r\n|;&]*?[ \t]-w[ \t]+",
             flag_value!(),
@@ -578,6 +580,10 @@ pub(super) const SPECS: &[Spec] = &[
             "printf",
             "rclone",
             "snmp",
+            "-a sha",
+            "-a md5",
+            "-x aes",
+            "-x des",
             "rabbitmqctl",
         ],
         // `7z -p…` (joined), `openssl enc -k`, `ssh-keygen -N`/`-P`, `htpasswd -b file
@@ -586,7 +592,9 @@ pub(super) const SPECS: &[Spec] = &[
         // secret set --body`, `aws configure set aws_secret_access_key`, Oracle's
         // `user/password@db`, `ConvertTo-SecureString "…"`, a password echoed
         // into a command that reads it from stdin, `rclone config create … pass …`,
-        // SNMP's `-A`/`-X` passphrases and `-c` community, `rabbitmqctl add_user user …`.
+        // SNMP's `-A`/`-X` passphrases and `-c` community (and a passphrase after its
+        // protocol, `-x AES -X …`, wherever the command starts), `rabbitmqctl add_user
+        // user …`.
         pattern: Pattern::Regex(concat!(
             r"(?-u:\b)(?:7z[az]?[^\r\n|;&]*?[ \t]-p",
             flag_value!(),
@@ -611,6 +619,8 @@ pub(super) const SPECS: &[Spec] = &[
             r"|rclone[ \t]+config[ \t]+(?:create|update)[^\r\n|;&]*?[ \t](?:pass|password|key|secret_access_key|client_secret|token)[ \t]+",
             flag_value!(),
             r"|snmp[a-z]*[^\r\n|;&]*?[ \t]-[AXc][ \t]+",
+            flag_value!(),
+            r"|[ \t]-[ax][ \t]+(?:SHA|MD5|AES|DES)[A-Za-z0-9-]*[ \t]+-[AX][ \t]+",
             flag_value!(),
             r"|rabbitmqctl[ \t]+(?:add_user|change_password)[ \t]+\S+[ \t]+",
             flag_value!(),
@@ -649,7 +659,7 @@ pub(super) const SPECS: &[Spec] = &[
             flag_value!(),
             r"|(?-u:\b)(?:requirepass|masterauth)[ \t]+",
             flag_value!(),
-            r"|(?m:^)[ \t]*(?:ACL[ \t]+SETUSER|user)[ \t]+\S+(?:[ \t]+[^\s>]+)*?[ \t]+>(\S+)",
+            r"|(?-u:\b)(?:ACL[ \t]+SETUSER|user)[ \t]+\S+(?:[ \t]+[^\s>]+)*?[ \t]+>(\S+)",
             r"|(?m:^)[ \t]*user[ \t]+\S+[ \t]+(?:insecure-)?password[ \t]+",
             flag_value!(),
             r#"|(?:userlist\.txt|sasl_passwd|ipsec\.secrets|\.htpasswd|passwd\.txt|credentials\.txt)[^\r\n]*\r?\n(?:[ \t]*(?:#[^\r\n]*)?\r?\n)*[^\r\n]*[ \t:]"?([^\s":]+)"?[ \t]*(?m:$)"#,

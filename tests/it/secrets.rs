@@ -735,13 +735,18 @@ fn eval_no_planted_secret_reaches_a_request_a_file_or_the_ledger() {
 /// measure anything).
 #[test]
 fn redaction_alone_takes_every_tuned_plant() {
-    let plants = generate::plants(1000);
+    // Every salt the evaluation plants with (one per place), so a check that a random draw
+    // can fail is seen failing here too.
+    let plants: Vec<generate::Plant> = (0..PLACES.len())
+        .flat_map(|place| generate::plants(1000 + place as u64))
+        .collect();
     let show_held = std::env::var_os("MEMLOOP_EVAL_HELD").is_some();
     let mut counts = std::collections::BTreeMap::<&str, (usize, usize)>::new();
     let mut tuned = Vec::new();
     for p in &plants {
         let wrapped = [
             p.text.clone(),
+            format!("- Keeps {}", p.text),
             format!("```text\n{}\n```", p.text),
             format!(
                 "here is my .env:\n\n```\nNODE_ENV=production\n{}\nPORT=3000\n```",
