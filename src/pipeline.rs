@@ -7,9 +7,17 @@
 //! Extraction runs concurrently (`executor`: up to `llm.concurrency` transcripts in flight,
 //! committed in queue order, oldest first), so a run stopped after N transcripts keeps
 //! those N and no outcome depends on which answer arrived first. For each one: its facts
-//! are merged in one transaction (`store`), the files it changes are written (`write`), and
-//! only then is the transcript marked done. A crash between any two steps leaves a state
-//! that the next run repairs: the transcript is extracted again and merge makes it harmless.
+//! are merged in one transaction (`store`), then the transcript is marked done. The files
+//! follow the ledger (`write`): those its facts changed are written after it unless that
+//! would spend more than a tenth of the run writing (`WRITE_SHARE`), and every file at the
+//! end of the run. With a model each answer takes long enough for a write after each
+//! transcript; offline, a first run over thousands of transcripts renders memory.md a few
+//! times a second, not once a transcript (each write renders every fact it shows). A crash
+//! between any two steps leaves a state that the next run repairs: a transcript not marked
+//! is extracted again and merge makes it harmless; facts the files do not show yet are
+//! written by the next run's first step, which brings every file in step with the ledger
+//! (a fact memloop never wrote cannot look deleted by hand: hand edits are read against
+//! what memloop last wrote, not against the ledger).
 
 use std::future::Future;
 use std::path::{Path, PathBuf};
@@ -35,6 +43,13 @@ use crate::store::Answer;
 use crate::transcript;
 use crate::vault::{self, Vault};
 use crate::write::Target;
+
+/// How much of a run may go to keeping the files in step as it goes: after a transcript
+/// that changes what a file shows, the files are written once the time since the last
+/// write is this many times what that write took (and always at the end of the run).
+/// Writing after every transcript was most of an offline first run: each write renders
+/// every fact the file shows, so its cost grows with the ledger.
+const WRITE_SHARE: u32 = 9;
 
 /// How long answers already asked for (so paid for) may take to arrive once a stop comes;
 /// they are committed, the rest wait for the next run. Well under systemd's 90 s.
@@ -265,6 +280,10 @@ struct Run<'a> {
     halt: Option<Halt>,
     /// An answer was merged into the ledger (or tried to be): the files may be behind.
     touched_facts: bool,
+    /// Files whose facts changed since they were last written in this run.
+    behind: Vec<Target>,
+    /// When the files are next written during the run.
+    pace: Pace,
     /// The typed turns of sessions asked about in this run, by record uuid: a fork and
     /// its original, both new, send their shared turns once (from the older file, which
     /// starts first).
@@ -275,6 +294,25 @@ struct Run<'a> {
     /// The facts learned during the run that each transcript's request carried, by path:
     /// two transcripts that did not see each other's facts are reconciled at the end.
     seen: std::cell::RefCell<std::collections::HashMap<String, std::collections::HashSet<i64>>>,
+}
+
+/// When the files are written during a run: once the time since the last write is
+/// [`WRITE_SHARE`] times what that write took, so writing takes at most a tenth of the run.
+#[derive(Debug, Clone, Copy, Default)]
+struct Pace {
+    /// When the last write ended and how long it took (`None`: nothing written yet).
+    last: Option<(Instant, std::time::Duration)>,
+}
+
+impl Pace {
+    fn due(&self, now: Instant) -> bool {
+        self.last
+            .is_none_or(|(ended, took)| now.duration_since(ended) >= took * WRITE_SHARE)
+    }
+
+    fn wrote(&mut self, started: Instant, ended: Instant) {
+        self.last = Some((ended, ended.duration_since(started)));
+    }
 }
 
 /// What stops a run before its end.
@@ -325,6 +363,8 @@ impl<'a> Run<'a> {
             keeper: None,
             halt: None,
             touched_facts: false,
+            behind: Vec::new(),
+            pace: Pace::default(),
             claimed: std::cell::RefCell::default(),
             known: std::cell::OnceCell::new(),
             seen: std::cell::RefCell::default(),
@@ -871,10 +911,11 @@ impl<'a> Run<'a> {
             || after.replaced != before.replaced
             || (after.reinforced != before.reinforced && self.engine.writer.cap_binds);
         if changed {
-            self.engine
-                .sync(Target::Memory, &mut self.report, &self.now)?;
-            self.engine
-                .sync(Target::Vault(job.file.vault), &mut self.report, &self.now)?;
+            for target in [Target::Memory, Target::Vault(job.file.vault)] {
+                if !self.behind.contains(&target) {
+                    self.behind.push(target);
+                }
+            }
         }
         let cfg = self.engine.cfg;
         let row = TranscriptRow {
@@ -900,6 +941,22 @@ impl<'a> Run<'a> {
             l.drop_answer(&answer_key(job, &row.prompt_hash, &row.model))
         })?;
         self.report.transcripts.processed += 1;
+        if self.pace.due(Instant::now()) {
+            self.write_behind()?;
+        }
+        Ok(())
+    }
+
+    /// Writes the files whose facts changed since they were last written (`WRITE_SHARE`).
+    fn write_behind(&mut self) -> Result<()> {
+        if self.behind.is_empty() {
+            return Ok(());
+        }
+        let started = Instant::now();
+        for target in std::mem::take(&mut self.behind) {
+            self.engine.sync(target, &mut self.report, &self.now)?;
+        }
+        self.pace.wrote(started, Instant::now());
         Ok(())
     }
 
@@ -1660,6 +1717,21 @@ fn local_date(mtime_ns: i64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_files_are_written_as_often_as_a_tenth_of_the_run_allows() {
+        let start = Instant::now();
+        let ms = std::time::Duration::from_millis;
+        let mut pace = Pace::default();
+        assert!(pace.due(start), "the first change is written at once");
+        pace.wrote(start, start + ms(10));
+        assert!(!pace.due(start + ms(10)));
+        assert!(!pace.due(start + ms(99)), "89 ms after a write of 10 ms");
+        assert!(pace.due(start + ms(100)), "90 ms after it");
+        // A model's answer takes longer than a write: each transcript is written at once.
+        pace.wrote(start + ms(2000), start + ms(2001));
+        assert!(pace.due(start + ms(2010)));
+    }
 
     #[test]
     fn frontmatter_dates_are_checked() {
