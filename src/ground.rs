@@ -97,8 +97,11 @@ struct Passage {
 pub struct Grounds {
     /// The person's own words, passage by passage.
     own: Vec<Passage>,
-    /// Everything else that was sent: assistant turns, pasted and quoted blocks.
-    other: Vec<Passage>,
+    /// Everything that was sent, as text: its words are read only for a quote not found in
+    /// the person's own, to tell whose words it quotes (most transcripts never need them).
+    sent: Vec<String>,
+    /// The words of `sent`, once a quote needed them.
+    other: std::sync::OnceLock<Vec<Passage>>,
 }
 
 impl Grounds {
@@ -106,22 +109,32 @@ impl Grounds {
     #[must_use]
     pub fn new(turns: &[Turn]) -> Self {
         let mut own = Vec::new();
-        let mut other = Vec::new();
-        for turn in turns {
-            if turn.role == Role::User {
-                own.extend(own_passages(&turn.text).iter().map(|p| Passage {
-                    words: words::passage_words(p),
-                    doubt: turn.doubt,
-                }));
-            }
-            other.push(Passage {
-                words: words::passage_words(&turn.text),
-                doubt: None,
-            });
+        for turn in turns.iter().filter(|t| t.role == Role::User) {
+            own.extend(own_passages(&turn.text).iter().map(|p| Passage {
+                words: words::passage_words(p),
+                doubt: turn.doubt,
+            }));
         }
         // The turns nothing casts doubt on are searched first.
         own.sort_by_key(|p| p.doubt.is_some());
-        Self { own, other }
+        Self {
+            own,
+            sent: turns.iter().map(|t| t.text.clone()).collect(),
+            other: std::sync::OnceLock::new(),
+        }
+    }
+
+    /// Every turn's words, read on first use.
+    fn other(&self) -> &[Passage] {
+        self.other.get_or_init(|| {
+            self.sent
+                .iter()
+                .map(|text| Passage {
+                    words: words::passage_words(text),
+                    doubt: None,
+                })
+                .collect()
+        })
     }
 
     /// Whether `evidence` grounds the fact `text`.
@@ -206,7 +219,7 @@ impl Grounds {
             })
         };
         find(&self.own).ok_or_else(|| {
-            if find(&self.other).is_some() {
+            if find(self.other()).is_some() {
                 Ungrounded::NotUsersWords
             } else if self.own.iter().any(|p| loosely(&all, &p.words)) {
                 Ungrounded::LooselyQuoted
