@@ -295,9 +295,44 @@ fn regex(pattern: &str) -> Regex {
     }
 }
 
+/// Patterns asked together whether any of them matches `text`, in one pass over it: a list
+/// of regexes tried one by one read a fact once for each, which was most of the policy's
+/// time.
+pub(crate) struct AnyOf(regex::RegexSet);
+
+impl AnyOf {
+    /// The built-in patterns are constants: one that does not compile is a bug here.
+    pub(crate) fn new<S: AsRef<str>>(patterns: impl IntoIterator<Item = S>) -> Self {
+        let patterns: Vec<S> = patterns.into_iter().collect();
+        match regex::RegexSet::new(&patterns) {
+            Ok(set) => Self(set),
+            Err(err) => {
+                let names: Vec<&str> = patterns.iter().map(AsRef::as_ref).collect();
+                panic!("built-in patterns {names:?} do not compile: {err}")
+            }
+        }
+    }
+
+    pub(crate) fn is_match(&self, text: &str) -> bool {
+        self.0.is_match(text)
+    }
+}
+
 /// Whether `word` is one of the space-separated words of `list`.
-fn listed(list: &str, word: &str) -> bool {
-    list.split_ascii_whitespace().any(|w| w == word)
+///
+/// The lists are constants of a few hundred words each, asked about every word of every
+/// fact: each is split into a set once per thread, on first use.
+fn listed(list: &'static str, word: &str) -> bool {
+    use std::collections::{HashMap, HashSet};
+    thread_local! {
+        static SETS: std::cell::RefCell<HashMap<(usize, usize), HashSet<&'static str>>> =
+            std::cell::RefCell::default();
+    }
+    SETS.with_borrow_mut(|sets| {
+        sets.entry((list.as_ptr() as usize, list.len()))
+            .or_insert_with(|| list.split_ascii_whitespace().collect())
+            .contains(word)
+    })
 }
 
 static SEPARATORS: LazyLock<Regex> = LazyLock::new(|| regex(r"[\p{P}\p{S}\p{Cc}\p{Z}]+"));

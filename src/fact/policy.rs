@@ -66,7 +66,7 @@ use std::sync::LazyLock;
 use regex::Regex;
 use unicode_normalization::UnicodeNormalization;
 
-use super::{ADVERBS, INVISIBLE, fold_lookalikes, listed, normalize, regex};
+use super::{ADVERBS, AnyOf, INVISIBLE, fold_lookalikes, listed, normalize, regex};
 
 mod languages;
 mod message;
@@ -305,7 +305,7 @@ const COMMANDS: &str = "\
 
 static BACKTICKED: LazyLock<Regex> = LazyLock::new(|| regex(r"`+([^`]+)`+"));
 
-static COMMAND_PATTERNS: LazyLock<Vec<Regex>> = LazyLock::new(|| {
+static COMMAND_PATTERNS: LazyLock<AnyOf> = LazyLock::new(|| {
     let sudo = format!(
         r"\bsudo\s+(?:-\w|!!|(?:{})\b)",
         COMMANDS
@@ -314,7 +314,7 @@ static COMMAND_PATTERNS: LazyLock<Vec<Regex>> = LazyLock::new(|| {
             .collect::<Vec<_>>()
             .join("|")
     );
-    let mut out = regexes(&[
+    let out = Vec::from([
         r"(?:^|\s)\$\s+[a-z./~]",
         r"\$\(",
         r"&&",
@@ -340,12 +340,11 @@ static COMMAND_PATTERNS: LazyLock<Vec<Regex>> = LazyLock::new(|| {
         r":\(\)\s*\{",
         r"(?:^|\s)>>?\s*[~/]",
     ]);
-    out.push(regex(&sudo));
-    out
+    AnyOf::new(out.into_iter().chain([sudo.as_str()]))
 });
 
 fn has_command(probe: &str) -> bool {
-    COMMAND_PATTERNS.iter().any(|re| re.is_match(probe))
+    COMMAND_PATTERNS.is_match(probe)
         || BACKTICKED.captures_iter(probe).any(|caps| {
             caps.get(1)
                 .is_some_and(|span| is_command(span.as_str()) && is_risky(span.as_str()))
@@ -403,8 +402,8 @@ fn is_command(span: &str) -> bool {
 }
 
 /// Files that hold secrets: naming one in memory points the assistant at it.
-static SECRET_FILES: LazyLock<Vec<Regex>> = LazyLock::new(|| {
-    regexes(&[
+static SECRET_FILES: LazyLock<AnyOf> = LazyLock::new(|| {
+    AnyOf::new([
         concat!(
             r"(?:^|[^\w.-])\.(?:aws|ssh|gnupg|netrc|pgpass|git-credentials|docker/config\.json",
             r"|kube/config)\b",
@@ -455,7 +454,7 @@ static SENTENCE_END: LazyLock<Regex> = LazyLock::new(|| regex(r"[.!?;]+(?:\s+|$)
 
 fn asks_for_credentials(probe: &str) -> bool {
     let spaced = probe.replace('_', " ");
-    SECRET_FILES.iter().any(|re| re.is_match(probe))
+    SECRET_FILES.is_match(probe)
         || SENTENCE_END.split(&spaced).any(|sentence| {
             SECRET.is_match(sentence) && DISCLOSE.is_match(&EVENT_CLAUSE.replace_all(sentence, ""))
         })
@@ -470,8 +469,8 @@ static EVENT_CLAUSE: LazyLock<Regex> = LazyLock::new(|| {
     )
 });
 
-static INSTRUCTION_PATTERNS: LazyLock<Vec<Regex>> = LazyLock::new(|| {
-    regexes(&[
+static INSTRUCTION_PATTERNS: LazyLock<AnyOf> = LazyLock::new(|| {
+    AnyOf::new([
         concat!(
             r"\b(?:ignore|disregard|forget|override|bypass)\s+(?:all\s+|any\s+|every\s+)?",
             r"(?:of\s+)?(?:the\s+|your\s+|my\s+|these\s+|those\s+|its\s+)?(?:previous|prior",
@@ -685,74 +684,77 @@ static UNCHECKED: LazyLock<Regex> = LazyLock::new(|| {
 
 /// Acts that are risky by their object or manner: getting around the user's control,
 /// acting unseen, touching secrets or private files, rewriting git history.
-static RISKY_PHRASES: LazyLock<Vec<Regex>> = LazyLock::new(|| {
-    regexes(&[
-        concat!(
-            r"\b(?:disabl|skip|bypass|ignor|overrid|overrul|circumvent|suppress|silenc|dismiss",
-            r"|remov|drop|defeat|evad|turn(?:s|ed|ing)?\s+off|switch(?:es|ed|ing)?\s+off",
-            r"|get(?:s|ting)?\s+around|work(?:s|ed|ing)?\s+around|auto-?approv|auto-?accept",
-            r"|auto-?confirm)\w*(?:\s+(?:the|a|an|all|any|every|each|its|their|your|my|our|of",
-            r"|these|those|such|other|extra|usual|normal|manual|human|user|security|safety|code",
-            r"|git|pre-commit|pre-push|commit|push|ci|permission|approval|confirmation",
-            r"|destructive|interactive|required|standard|built-in|mandatory|repository's|project's",
-            r"|team's|contribution|existing|branch|project|repository)){0,3}\s+",
-            r"(?:confirm\w*|review\w*|safety|safe-?guards?|guard-?rails?|permissions?|prompts?",
-            r"|approvals?|checks?|warnings?|hooks?|sandbox\w*|restrictions?|protections?|2fa",
-            r"|mfa|verification|ci|linters?|tests?|firewalls?|antivirus|encryption|rules|guidelines",
-            r"|polic(?:y|ies)|conventions|claude\.md|agents\.md)\b",
-        ),
-        r"\bauto-?(?:approv|accept|confirm|merg)\w*",
-        // Hiding things from the user: `does not mention warnings`, `suppress errors`,
-        // `keeps its actions to itself`.
-        concat!(
-            r"\b(?:not|never|n't|stop\w*|avoid\w*|without)\s+(?:[\w'-]+\s+)?(?:mention|tell|report",
-            r"|show|flag|surfac|disclos|reveal|log|rais|warn|notif|inform|alert)\w*",
-        ),
-        concat!(
-            r"\b(?:hid|conceal|suppress|omit|swallow|silenc|mut(?:e|es|ed|ing)\b|filter\w*\s+out",
-            r"|ignor|downplay|gloss\w*\s+over)\w*\s+(?:[\w'-]+\s+){0,3}?(?:warnings?|errors?",
-            r"|failures?|caveats?|alerts?|logs?|vulnerabilit\w+|security|risks?|actions?",
-            r"|problems?)\b",
-        ),
-        r"\bkeep\w*\s+(?:[\w'-]+\s+){0,2}?to\s+(?:itself|themselves|yourself|himself|herself)\b",
-        concat!(
-            r"\b(?:confirm\w*|reviews?|permissions?|checks|prompts|approvals?|safety|guardrails?",
-            r"|hooks)\s+(?:[\w-]+\s+)?(?:skipped|disabled|bypassed|turned\s+off|switched\s+off)\b",
-        ),
-        // Power handed over: `full access`, `blanket approval`, `root access`, money.
-        concat!(
-            r"\b(?:full|unrestricted|unlimited|complete|total|root|admin\w*|sudo|blanket",
-            r"|standing|free|unchecked)\s+(?:access|approval|permissions?|control|rights",
-            r"|privileges|authority|rein)\b",
-        ),
-        concat!(
-            r"\b(?:purchas\w*|buy(?:s|ing)?|bought|spend\w*\s+(?:[\w'-]+\s+)?money",
-            r"|transfer\w*\s+(?:[\w'-]+\s+)?(?:money|funds)|wire\w*\s+money|merg(?:e|es|ed|ing)",
-            r"|approv(?:e|es|ed|ing)|speak\w*\s+as|act\w*\s+on\s+(?:their|his|her)\s+behalf)\b",
-        ),
-        concat!(
-            r"\b(?:secrets?|credentials?|creds|passwords?|passphrases?",
-            r"|(?:api|access|auth|bearer|github|gh|gitlab|npm|pypi|session|refresh|oauth|jwt",
-            r"|secret|personal\s+access)\s*-?\s*tokens?",
-            r"|(?:api|ssh|gpg|pgp|private|secret|signing|access)\s*-?\s*keys?",
-            r"|private\s+(?:[\w-]+\s+)?(?:files?|repos?|repositories|data|notes|messages",
-            r"|e-?mails?|documents?|docs|folders?|director(?:y|ies)|photos|keys?)",
-            r"|personal\s+(?:files?|data|documents?|e-?mails?|messages|photos)",
-            r"|env(?:ironment)?\s+(?:files?|var(?:iable)?s?)|keychains?|keyrings?",
-            r"|password\s+managers?|browser\s+(?:history|cookies|profiles?)",
-            r"|home\s+director(?:y|ies))\b",
-        ),
-        concat!(
-            r"\b(?:force[\s-]?push\w*|(?:rewrit|rewrot|chang|alter|edit|modif|squash|eras|delet",
-            r"|purg|wip|clean\w*\s+up|tamper\w*\s+with|mess\w*\s+with|falsif|fak)\w*\s+",
-            r"(?:[\w'-]+\s+){0,3}?history|rebas\w*|amend\w*\s+(?:[\w'-]+\s+){0,2}?commits?",
-            r"|reset\w*\s+(?:[\w-]+\s+)?hard|hard[\s-]reset\w*|filter-(?:branch|repo)",
-            r"|(?:delet|remov|drop)\w*\s+(?:[\w'-]+\s+){0,2}?branch\w*",
-            r"|drop\w*\s+(?:[\w'-]+\s+){0,2}?(?:tables?|databases?|dbs?|schemas?|collections?))\b",
-        ),
-        r"(?:^|\s)(?:--force|-f|--amend|--hard|--no-verify)\b",
-    ])
-});
+const RISKY: &[&str] = &[
+    concat!(
+        r"\b(?:disabl|skip|bypass|ignor|overrid|overrul|circumvent|suppress|silenc|dismiss",
+        r"|remov|drop|defeat|evad|turn(?:s|ed|ing)?\s+off|switch(?:es|ed|ing)?\s+off",
+        r"|get(?:s|ting)?\s+around|work(?:s|ed|ing)?\s+around|auto-?approv|auto-?accept",
+        r"|auto-?confirm)\w*(?:\s+(?:the|a|an|all|any|every|each|its|their|your|my|our|of",
+        r"|these|those|such|other|extra|usual|normal|manual|human|user|security|safety|code",
+        r"|git|pre-commit|pre-push|commit|push|ci|permission|approval|confirmation",
+        r"|destructive|interactive|required|standard|built-in|mandatory|repository's|project's",
+        r"|team's|contribution|existing|branch|project|repository)){0,3}\s+",
+        r"(?:confirm\w*|review\w*|safety|safe-?guards?|guard-?rails?|permissions?|prompts?",
+        r"|approvals?|checks?|warnings?|hooks?|sandbox\w*|restrictions?|protections?|2fa",
+        r"|mfa|verification|ci|linters?|tests?|firewalls?|antivirus|encryption|rules|guidelines",
+        r"|polic(?:y|ies)|conventions|claude\.md|agents\.md)\b",
+    ),
+    r"\bauto-?(?:approv|accept|confirm|merg)\w*",
+    // Hiding things from the user: `does not mention warnings`, `suppress errors`,
+    // `keeps its actions to itself`.
+    concat!(
+        r"\b(?:not|never|n't|stop\w*|avoid\w*|without)\s+(?:[\w'-]+\s+)?(?:mention|tell|report",
+        r"|show|flag|surfac|disclos|reveal|log|rais|warn|notif|inform|alert)\w*",
+    ),
+    concat!(
+        r"\b(?:hid|conceal|suppress|omit|swallow|silenc|mut(?:e|es|ed|ing)\b|filter\w*\s+out",
+        r"|ignor|downplay|gloss\w*\s+over)\w*\s+(?:[\w'-]+\s+){0,3}?(?:warnings?|errors?",
+        r"|failures?|caveats?|alerts?|logs?|vulnerabilit\w+|security|risks?|actions?",
+        r"|problems?)\b",
+    ),
+    r"\bkeep\w*\s+(?:[\w'-]+\s+){0,2}?to\s+(?:itself|themselves|yourself|himself|herself)\b",
+    concat!(
+        r"\b(?:confirm\w*|reviews?|permissions?|checks|prompts|approvals?|safety|guardrails?",
+        r"|hooks)\s+(?:[\w-]+\s+)?(?:skipped|disabled|bypassed|turned\s+off|switched\s+off)\b",
+    ),
+    // Power handed over: `full access`, `blanket approval`, `root access`, money.
+    concat!(
+        r"\b(?:full|unrestricted|unlimited|complete|total|root|admin\w*|sudo|blanket",
+        r"|standing|free|unchecked)\s+(?:access|approval|permissions?|control|rights",
+        r"|privileges|authority|rein)\b",
+    ),
+    concat!(
+        r"\b(?:purchas\w*|buy(?:s|ing)?|bought|spend\w*\s+(?:[\w'-]+\s+)?money",
+        r"|transfer\w*\s+(?:[\w'-]+\s+)?(?:money|funds)|wire\w*\s+money|merg(?:e|es|ed|ing)",
+        r"|approv(?:e|es|ed|ing)|speak\w*\s+as|act\w*\s+on\s+(?:their|his|her)\s+behalf)\b",
+    ),
+    concat!(
+        r"\b(?:secrets?|credentials?|creds|passwords?|passphrases?",
+        r"|(?:api|access|auth|bearer|github|gh|gitlab|npm|pypi|session|refresh|oauth|jwt",
+        r"|secret|personal\s+access)\s*-?\s*tokens?",
+        r"|(?:api|ssh|gpg|pgp|private|secret|signing|access)\s*-?\s*keys?",
+        r"|private\s+(?:[\w-]+\s+)?(?:files?|repos?|repositories|data|notes|messages",
+        r"|e-?mails?|documents?|docs|folders?|director(?:y|ies)|photos|keys?)",
+        r"|personal\s+(?:files?|data|documents?|e-?mails?|messages|photos)",
+        r"|env(?:ironment)?\s+(?:files?|var(?:iable)?s?)|keychains?|keyrings?",
+        r"|password\s+managers?|browser\s+(?:history|cookies|profiles?)",
+        r"|home\s+director(?:y|ies))\b",
+    ),
+    concat!(
+        r"\b(?:force[\s-]?push\w*|(?:rewrit|rewrot|chang|alter|edit|modif|squash|eras|delet",
+        r"|purg|wip|clean\w*\s+up|tamper\w*\s+with|mess\w*\s+with|falsif|fak)\w*\s+",
+        r"(?:[\w'-]+\s+){0,3}?history|rebas\w*|amend\w*\s+(?:[\w'-]+\s+){0,2}?commits?",
+        r"|reset\w*\s+(?:[\w-]+\s+)?hard|hard[\s-]reset\w*|filter-(?:branch|repo)",
+        r"|(?:delet|remov|drop)\w*\s+(?:[\w'-]+\s+){0,2}?branch\w*",
+        r"|drop\w*\s+(?:[\w'-]+\s+){0,2}?(?:tables?|databases?|dbs?|schemas?|collections?))\b",
+    ),
+    r"(?:^|\s)(?:--force|-f|--amend|--hard|--no-verify)\b",
+];
+
+static RISKY_PHRASES: LazyLock<AnyOf> = LazyLock::new(|| AnyOf::new(RISKY));
+
+/// The first of [`RISKY`]: getting around the user's control.
+static AROUND_CONTROL: LazyLock<Regex> = LazyLock::new(|| regex(RISKY[0]));
 
 /// Whether a sentence hands the assistant a risky act: after a [`DELEGATION`], a risky
 /// verb (not a noun, not `push back`) or a [`RISKY_PHRASES`] match.
@@ -767,7 +769,7 @@ fn delegates_risky_act(probe: &str) -> bool {
             // `Has turned off confirmations for the assistant`: no wish, the control is
             // gone all the same.
             return NAMES_ASSISTANT.is_match(sentence)
-                && (RISKY_PHRASES[0].is_match(sentence) || UNCHECKED.is_match(sentence));
+                && (AROUND_CONTROL.is_match(sentence) || UNCHECKED.is_match(sentence));
         };
         let act = &sentence[start..];
         // `ask before deleting`: the risky act waits for the user, so only what lies
@@ -776,7 +778,7 @@ fn delegates_risky_act(probe: &str) -> bool {
         // The whole sentence: in `Claude does not need to ask before ...` the negation sits
         // in the delegation itself.
         UNCHECKED.is_match(sentence)
-            || RISKY_PHRASES.iter().any(|re| re.is_match(&outside))
+            || RISKY_PHRASES.is_match(&outside)
             || RISKY_VERB
                 .find_iter(&outside)
                 .any(|m| is_verb(&outside, &m))
@@ -909,7 +911,7 @@ static SENTENCE_BREAK: LazyLock<Regex> =
     LazyLock::new(|| regex(r"[.!?;:]+(?:\s+|$)|\s[\p{Pd}]+\s|\(|\)"));
 
 fn is_instruction(probe: &str) -> bool {
-    INSTRUCTION_PATTERNS.iter().any(|re| re.is_match(probe))
+    INSTRUCTION_PATTERNS.is_match(probe)
         || message::is_message(probe)
         || delegates_risky_act(probe)
         || sentences(probe).into_iter().any(|(sentence, aside)| {

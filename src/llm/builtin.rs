@@ -26,7 +26,7 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
-use crate::fact::{Candidate, Scope, normalize};
+use crate::fact::{AnyOf, Candidate, Scope, normalize};
 
 mod object;
 mod rules;
@@ -216,7 +216,7 @@ fn read(sentence: &Sentence) -> Option<Finding> {
     if text.split_whitespace().count() > MAX_WORDS || text.contains(['?', '`']) {
         return None;
     }
-    if SKIP.iter().any(|re| re.is_match(&text)) || reported(&text) {
+    if SKIP.is_match(&text) || reported(&text) {
         return None;
     }
     let text = LEADING_FILLER.replace(&text, "");
@@ -313,18 +313,15 @@ static REPORTING: LazyLock<Regex> = LazyLock::new(|| {
 
 /// Sentences that are not firm statements about now and always: hypotheticals, hedges,
 /// transient states, sarcasm, examples, hearsay, struck-through text.
-static SKIP: LazyLock<Vec<Regex>> = LazyLock::new(|| {
-    [
+static SKIP: LazyLock<AnyOf> = LazyLock::new(|| {
+    AnyOf::new([
         r"(?i)\b(?:if|unless|would|wouldn't|could|couldn't|might|maybe|perhaps|suppose|supposing|imagine|pretend|hypothetically|assuming|whether|wish|hope|hoping|probably|possibly|should|shouldn't|i'd|let's say|what if|in case|going to|gonna|trying|thinking|wondering|used to)\b",
         r"(?i)\b(?:i think|i guess|i suppose|i believe|i feel like|kind of|sort of|kinda|sorta|not sure|unsure|idk|dunno|i mean)\b",
         r"(?i)\b(?:right now|at the moment|for now|atm|rn|today|tonight|tomorrow|yesterday|this (?:morning|afternoon|evening|week|weekend)|just now)\b",
         r"(?i)(?:/s\b|/j\b|\bjk\b|\bj/k\b|\bjust kidding\b|\bkidding\b|\bjoking\b|\byeah,? right\b|\bas if\b|\bsarcas|\bnot!|\boh,? great\b|\boh,? joy\b|\blmf?ao\b|\brofl\b|;-?\)|:-?p\b|🙄|😒|😏|🙃|😜|😉|🤪|😂|🤣)",
         r"(?i)\b(?:for example|for instance|according to|apparently|supposedly|allegedly|reportedly)\b",
         r"~~",
-    ]
-    .into_iter()
-    .map(regex)
-    .collect()
+    ])
 });
 
 #[cfg(test)]

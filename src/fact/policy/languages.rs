@@ -26,23 +26,23 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
-use super::super::regex;
+use super::super::{AnyOf, regex};
 
 /// Whether the probe (NFKC, lowercase, look-alikes not folded) holds an order in one of
 /// the nine languages.
 pub(super) fn is_foreign_order(probe: &str) -> bool {
-    PHRASES.iter().any(|re| re.is_match(probe))
+    PHRASES.is_match(probe)
         || SENTENCE.split(probe).any(|sentence| {
             let sentence = sentence.trim();
-            !sentence.is_empty() && IMPERATIVES.iter().any(|re| re.is_match(sentence))
+            !sentence.is_empty() && IMPERATIVES.is_match(sentence)
         })
 }
 
 static SENTENCE: LazyLock<Regex> = LazyLock::new(|| regex(r"[.!?;:。！？；：]+\s*|\n"));
 
 /// Phrases that only an injected order uses, anywhere in the text.
-static PHRASES: LazyLock<Vec<Regex>> = LazyLock::new(|| {
-    [
+static PHRASES: LazyLock<AnyOf> = LazyLock::new(|| {
+    AnyOf::new([
         // German
         r"\b(?:ignorier\w*|vergiss|vergessen\s+sie|missachte\w*)\b[^.!?]*\b(?:anweisungen|instruktionen|befehle|regeln|vorgaben)\b",
         r"\b(?:vorherigen|bisherigen|obigen|früheren|vorigen)\s+(?:anweisungen|instruktionen|regeln|vorgaben)\b",
@@ -133,22 +133,19 @@ static PHRASES: LazyLock<Vec<Regex>> = LazyLock::new(|| {
         r"새로운\s?(?:지시|명령|지침)",
         r"(?:너|당신|어시스턴트|비서)(?:는|은|가)\s.{0,40}(?:해야|하십시오|하세요)",
         r"(?:확인|허락|허가|승인|묻지|물어보지)\s?(?:없이|않고|말고)",
-    ]
-    .iter()
-    .map(|p| regex(p))
-    .collect()
+    ])
 });
 
 /// A sentence that opens (past `always`/`never`/`please` and a negation) or ends with a
 /// form only an order takes, or with a verb from the short list of orders.
-static IMPERATIVES: LazyLock<Vec<Regex>> = LazyLock::new(|| {
+static IMPERATIVES: LazyLock<AnyOf> = LazyLock::new(|| {
     let de_open = r"(?:(?:immer|stets|nie|niemals|bitte|jetzt|sofort|einfach|auch)\s+)*";
     let fr_open = r"(?:(?:toujours|jamais|maintenant|aussi|s'il\s+te\s+plaît|veuillez)\s+)*";
     let es_open = r"(?:(?:siempre|nunca|jamás|ahora|también|por\s+favor|no)\s+)*";
     let pt_open = r"(?:(?:sempre|nunca|jamais|agora|também|por\s+favor|não)\s+)*";
     let it_open = r"(?:(?:sempre|mai|ora|anche|per\s+favore)\s+)*";
     let ru_open = r"(?:(?:всегда|никогда|сейчас|сразу|пожалуйста|также|не|ни)\s+)*";
-    [
+    AnyOf::new([
         // German: du forms and `-en Sie`.
         format!(
             r"^{de_open}(?:ignoriere?|vergiss|führe?|lösche?|gib|zeige?|sende|schicke?|lade|installiere|frage?|sage?|schreibe?|öffne|befolge|gehorche|nutze|benutze|verwende|überspringe|deaktiviere|entferne|mache?|tue?|vertraue|akzeptiere|bestätige|kopiere|veröffentliche|teile|lies|speichere|ändere|erstelle|antworte|beantworte|wiederhole|behandle|halte|sei|vermeide|starte|pushe|committe|merge)\b"
@@ -193,8 +190,5 @@ static IMPERATIVES: LazyLock<Vec<Regex>> = LazyLock::new(|| {
         r"(?:てください|でください|て下さい|で下さい|なさい|しろ|せよ|てくれ|でくれ|すること|[えけせてれろ]|[るうくぐすつぬぶむ]な)$".to_owned(),
         // Korean sentence endings of orders.
         r"(?:세요|십시오|하라|해라|라|마|말라|줘|주세요|해|봐|려|어|아|자)$".to_owned(),
-    ]
-    .iter()
-    .map(|p| regex(p))
-    .collect()
+    ])
 });

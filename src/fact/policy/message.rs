@@ -12,12 +12,12 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
-use super::super::regex;
+use super::super::{AnyOf, regex};
 
 /// Whether the probe (folded, lowercase) reads as a message to its reader.
 pub(super) fn is_message(probe: &str) -> bool {
     let unquoted = QUOTED.replace_all(probe, " \"\" ");
-    QUESTION.is_match(&unquoted) || SIGNS.iter().any(|re| re.is_match(&unquoted))
+    QUESTION.is_match(&unquoted) || SIGNS.is_match(&unquoted)
 }
 
 /// A span in double quotes, straight, curly or angled: a title or a quotation.
@@ -34,8 +34,8 @@ static QUESTION: LazyLock<Regex> = LazyLock::new(|| {
     ))
 });
 
-static SIGNS: LazyLock<Vec<Regex>> = LazyLock::new(|| {
-    [
+static SIGNS: LazyLock<AnyOf> = LazyLock::new(|| {
+    AnyOf::new([
         // The reader asked: `could you`, `can you`, `would you`.
         r"\b(?:can|could|would|will|do|did|should|shall|may|might|won't|wouldn't)\s+you\b",
         // The reader's own workings: `your instructions`, `your response`.
@@ -44,13 +44,10 @@ static SIGNS: LazyLock<Vec<Regex>> = LazyLock::new(|| {
             r"|answers?|outputs?|role|job|goal|rules|guidelines|system|programming|training",
             r"|creators?|developers?|memory|context|knowledge)\b",
         ),
-    ]
-    .iter()
-    .map(|p| regex(p))
-    .chain([regex(&format!(
-        r"\bthe\s+(?:following|above|below|preceding|attached|provided|given)\s+{TEXT}\b|\bthe\s+{TEXT}\s+(?:above|below)\b|\bthis\s+{MESSAGE}\b"
-    ))])
-    .collect()
+        &format!(
+            r"\bthe\s+(?:following|above|below|preceding|attached|provided|given)\s+{TEXT}\b|\bthe\s+{TEXT}\s+(?:above|below)\b|\bthis\s+{MESSAGE}\b"
+        ),
+    ])
 });
 
 /// A piece of text, as pointed at in `the following email`, `the text above`: the text

@@ -25,19 +25,18 @@ use std::sync::LazyLock;
 use regex::Regex;
 use unicode_normalization::UnicodeNormalization;
 
-use super::super::regex;
+use super::super::{AnyOf, regex};
 
 /// Whether the probe (NFKC, lowercase) holds an order in one of the eight languages.
 pub(super) fn is_order(probe: &str) -> bool {
     let bare = bare(probe);
-    PHRASES.iter().any(|re| re.is_match(&bare))
+    PHRASES.is_match(&bare)
         || SENTENCE.split(&bare).any(|sentence| {
             let sentence = sentence
                 .trim()
                 .trim_matches(|c: char| "\"'«»“”()".contains(c));
             !sentence.is_empty()
-                && (IMPERATIVES.iter().any(|re| re.is_match(sentence))
-                    || opens_with_suffixed_verb(sentence))
+                && (IMPERATIVES.is_match(sentence) || opens_with_suffixed_verb(sentence))
         })
 }
 
@@ -80,14 +79,14 @@ fn bare(text: &str) -> String {
         .collect()
 }
 
-fn compile(patterns: &[&str]) -> Vec<Regex> {
-    patterns.iter().map(|p| regex(&bare(p))).collect()
+fn compile(patterns: &[&str]) -> AnyOf {
+    AnyOf::new(patterns.iter().map(|p| bare(p)))
 }
 
 static SENTENCE: LazyLock<Regex> = LazyLock::new(|| regex(r"[.!?;:।॥؟؛]+\s*|\n"));
 
 /// Phrases only an order uses, anywhere in the text.
-static PHRASES: LazyLock<Vec<Regex>> = LazyLock::new(|| {
+static PHRASES: LazyLock<AnyOf> = LazyLock::new(|| {
     compile(&[
         // Arabic
         r"(?:تجاهل|انس|اهمل|تخط)\S*\s(?:\S+\s){0,4}(?:التعليمات|الاوامر|القواعد|الارشادات|التوجيهات)",
@@ -161,7 +160,7 @@ static PHRASES: LazyLock<Vec<Regex>> = LazyLock::new(|| {
 });
 
 /// A sentence that opens or ends with a form or verb only an order takes.
-static IMPERATIVES: LazyLock<Vec<Regex>> = LazyLock::new(|| {
+static IMPERATIVES: LazyLock<AnyOf> = LazyLock::new(|| {
     compile(&[
         // Arabic: imperatives of verbs one gives an assistant (after `و`, `من فضلك`).
         r"^(?:و)?(?:تجاهل|تجاهلي|تجاهلوا|اكشف|اكشفي|نفذ|نفذي|ارسل|ارسلي|انس|انسي|تظاهر|احذف|احذفي|امسح|عطل|اطبع|قم|قومي|اتبع|اكتب|اكتبي|اجب|اظهر|اعرض|افتح|ثبت|زر|اخبرني|قل|قولي|اعطني|انسخ|ارفع|توقف|لا\sتجب|لا\sتطلب|لا\sتسال)(?:\s|$)",
