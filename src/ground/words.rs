@@ -125,7 +125,7 @@ fn is_invisible(c: char) -> bool {
 
 /// Spells out contractions, writes numbers as digits and folds British spellings, over the
 /// raw words in order.
-fn canonical(raw: Vec<String>) -> Vec<String> {
+fn canonical(mut raw: Vec<String>) -> Vec<String> {
     let mut out: Vec<String> = Vec::with_capacity(raw.len());
     let mut i = 0;
     while i < raw.len() {
@@ -152,7 +152,8 @@ fn canonical(raw: Vec<String>) -> Vec<String> {
             i += 1;
             continue;
         }
-        out.push(w.to_owned());
+        // Moved, not copied: the rules above only read this word and the ones after it.
+        out.push(std::mem::take(&mut raw[i]));
         i += 1;
     }
     // Spellings last, so that the contractions above read the words as written.
@@ -447,7 +448,9 @@ fn respelled(word: &str) -> Option<String> {
     if word.len() < 4 || !word.bytes().all(|b| b.is_ascii_lowercase()) {
         return None;
     }
-    if let Some((_, us)) = WORDS.iter().find(|(uk, _)| *uk == word) {
+    static BY_WORD: std::sync::LazyLock<std::collections::HashMap<&str, &str>> =
+        std::sync::LazyLock::new(|| WORDS.iter().copied().collect());
+    if let Some(us) = BY_WORD.get(word) {
         return Some((*us).to_owned());
     }
     // `travelled`, `cancelling`, `counsellor`: the doubled l before a suffix.
