@@ -8,11 +8,13 @@
 //! committed in queue order, oldest first), so a run stopped after N transcripts keeps
 //! those N and no outcome depends on which answer arrived first. For each one: its facts
 //! are merged in one transaction (`store`), then the transcript is marked done. The files
-//! follow the ledger (`write`): those its facts changed are written after it unless that
-//! would spend more than a tenth of the run writing (`WRITE_SHARE`), and every file at the
-//! end of the run. With a model each answer takes long enough for a write after each
-//! transcript; offline, a first run over thousands of transcripts renders memory.md a few
-//! times a second, not once a transcript (each write renders every fact it shows). A crash
+//! follow the ledger (`write`): those its facts changed are written after it unless the
+//! last write was so recent that writing again would spend more than a tenth of the run
+//! writing (`WRITE_SHARE`), and never later than `STALE_AFTER` past it; every file is
+//! written at the end of the run. With a model each answer takes long enough for a write
+//! after each transcript; offline, a first run over thousands of transcripts renders
+//! memory.md a few times a second, not once a transcript (each write renders every fact it
+//! shows). A crash
 //! between any two steps leaves a state that the next run repairs: a transcript not marked
 //! is extracted again and merge makes it harmless; facts the files do not show yet are
 //! written by the next run's first step, which brings every file in step with the ledger
@@ -50,6 +52,10 @@ use crate::write::Target;
 /// Writing after every transcript was most of an offline first run: each write renders
 /// every fact the file shows, so its cost grows with the ledger.
 const WRITE_SHARE: u32 = 9;
+
+/// However long writes take (a slow disk, a loaded machine), the files are written after a
+/// change once this long has passed since the last write: with a model, after each answer.
+const STALE_AFTER: std::time::Duration = std::time::Duration::from_millis(250);
 
 /// How long answers already asked for (so paid for) may take to arrive once a stop comes;
 /// they are committed, the rest wait for the next run. Well under systemd's 90 s.
@@ -297,7 +303,8 @@ struct Run<'a> {
 }
 
 /// When the files are written during a run: once the time since the last write is
-/// [`WRITE_SHARE`] times what that write took, so writing takes at most a tenth of the run.
+/// [`WRITE_SHARE`] times what that write took, so writing takes at most a tenth of the run,
+/// or [`STALE_AFTER`], whichever comes first.
 #[derive(Debug, Clone, Copy, Default)]
 struct Pace {
     /// When the last write ended and how long it took (`None`: nothing written yet).
@@ -306,8 +313,9 @@ struct Pace {
 
 impl Pace {
     fn due(&self, now: Instant) -> bool {
-        self.last
-            .is_none_or(|(ended, took)| now.duration_since(ended) >= took * WRITE_SHARE)
+        self.last.is_none_or(|(ended, took)| {
+            now.duration_since(ended) >= (took * WRITE_SHARE).min(STALE_AFTER)
+        })
     }
 
     fn wrote(&mut self, started: Instant, ended: Instant) {
@@ -1731,6 +1739,10 @@ mod tests {
         // A model's answer takes longer than a write: each transcript is written at once.
         pace.wrote(start + ms(2000), start + ms(2001));
         assert!(pace.due(start + ms(2010)));
+        // A slow write (a loaded disk) holds the next one back a quarter second at most.
+        pace.wrote(start + ms(3000), start + ms(3100));
+        assert!(!pace.due(start + ms(3349)));
+        assert!(pace.due(start + ms(3350)), "250 ms after a write of 100 ms");
     }
 
     #[test]
