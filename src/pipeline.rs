@@ -14,12 +14,11 @@
 //! written at the end of the run. With a model each answer takes long enough for a write
 //! after each transcript; offline, a first run over thousands of transcripts renders
 //! memory.md a few times a second, not once a transcript (each write renders every fact it
-//! shows). A crash
-//! between any two steps leaves a state that the next run repairs: a transcript not marked
-//! is extracted again and merge makes it harmless; facts the files do not show yet are
-//! written by the next run's first step, which brings every file in step with the ledger
-//! (a fact memloop never wrote cannot look deleted by hand: hand edits are read against
-//! what memloop last wrote, not against the ledger).
+//! shows). A crash between any two steps leaves a state that the next run repairs: a
+//! transcript not marked is extracted again and merge makes it harmless; facts the files
+//! do not show yet are written by the next run's first step, which brings every file in
+//! step with the ledger (a fact memloop never wrote cannot look deleted by hand: hand edits
+//! are read against what memloop last wrote, not against the ledger).
 
 use std::future::Future;
 use std::path::{Path, PathBuf};
