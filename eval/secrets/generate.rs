@@ -10,18 +10,19 @@
 /// The templates, one `kind<TAB>template` a line (`#` starts a comment), by file: the
 /// shapes the rules were tuned on (`held.tsv`, `held2.tsv` and `held3.tsv` were each held
 /// out for one round, then looked at, so they are tuned on now), then the held-out one.
-pub const FILES: [(&str, &str); 5] = [
+pub const FILES: [(&str, &str); 6] = [
     ("plants.tsv", include_str!("plants.tsv")),
     ("held.tsv", include_str!("held.tsv")),
     ("held2.tsv", include_str!("held2.tsv")),
     ("held3.tsv", include_str!("held3.tsv")),
     ("held4.tsv", include_str!("held4.tsv")),
+    ("held5.tsv", include_str!("held5.tsv")),
 ];
 
 /// The files whose shapes no rule was written against: their leaks are measured, not
 /// failed on. (`held3.tsv` was held out until the fourth round of rules was written
 /// against it.)
-pub const HELD_OUT: &[&str] = &["held4.tsv"];
+pub const HELD_OUT: &[&str] = &["held4.tsv", "held5.tsv"];
 
 /// One planted credential in its line of context.
 #[derive(Debug, Clone)]
