@@ -10,18 +10,21 @@ use aho_corasick::{AhoCorasick, AhoCorasickKind};
 
 use super::rules::SPECS;
 
+/// A set of rules: one bit per index into `SPECS`.
+pub(super) type Rules = u128;
+
 /// Which rules can match at all, found in one cheap pass (gitleaks' `keywords`); rules
 /// whose keywords never occur are not run.
 pub(super) struct Prefilter {
     /// Keywords common in prose, each found with `contains`, which stops at the first hit.
-    pub(super) frequent: Vec<(&'static str, u64)>,
+    pub(super) frequent: Vec<(&'static str, Rules)>,
     /// The other keywords, found together in one pass, every occurrence (overlapping
     /// ones too): some are common (digits, `#`, `user`), and a search started again after
     /// each hit cost a fifth of a first run.
     rare: AhoCorasick,
     /// For each rare keyword, by its pattern index, the rules it wakes: one bit per index
     /// into `SPECS`.
-    pub(super) rules_by_rare: Vec<u64>,
+    pub(super) rules_by_rare: Vec<Rules>,
 }
 
 const FREQUENT_KEYWORDS: &[&str] = &[
@@ -46,8 +49,8 @@ const FREQUENT_KEYWORDS: &[&str] = &[
 ];
 
 const _: () = assert!(
-    SPECS.len() <= 64,
-    "the prefilter keeps one bit per rule in a u64"
+    SPECS.len() <= Rules::BITS as usize,
+    "the prefilter keeps one bit per rule"
 );
 
 pub(super) static PREFILTER: LazyLock<Prefilter> = LazyLock::new(|| {
@@ -58,7 +61,7 @@ pub(super) static PREFILTER: LazyLock<Prefilter> = LazyLock::new(|| {
             .iter()
             .enumerate()
             .filter(|(_, spec)| spec.keywords.iter().any(|k| hit.contains(k)))
-            .fold(0, |mask, (index, _)| mask | 1 << index)
+            .fold(0, |mask: Rules, (index, _)| mask | 1 << index)
     };
     let mut rare: Vec<&'static str> = SPECS
         .iter()
@@ -83,8 +86,8 @@ pub(super) static PREFILTER: LazyLock<Prefilter> = LazyLock::new(|| {
 });
 
 /// The rules whose keywords occur in `text`, one bit per index into `SPECS`.
-pub(super) fn active_rules(text: &str) -> u64 {
-    const ALL: u64 = u64::MAX >> (64 - SPECS.len());
+pub(super) fn active_rules(text: &str) -> Rules {
+    const ALL: Rules = Rules::MAX >> (Rules::BITS as usize - SPECS.len());
     // Lowercasing a copy once lets the keyword searches be plain literal searches, several
     // times faster than case-insensitive ones; ASCII lowercasing keeps every offset.
     let lower = text.to_ascii_lowercase();
