@@ -131,6 +131,103 @@ pub(super) fn delimited_password(text: &str, value: Range<usize>) -> Option<Rang
     }
 }
 
+/// After SQL's `IDENTIFIED BY` unquoted, a password, but not the keyword that says the hash
+/// or the method follows (`IDENTIFIED BY PASSWORD '*…'`, `IDENTIFIED BY VALUES`); elsewhere
+/// as `delimited_password`.
+pub(super) fn sql_or_flag_password(text: &str, value: Range<usize>) -> Option<Range<usize>> {
+    const KEYWORDS: &[&str] = &["password", "values", "externally", "globally"];
+    let s = &text[value.clone()];
+    if KEYWORDS.iter().any(|k| s.eq_ignore_ascii_case(k)) {
+        return None;
+    }
+    delimited_password(text, value)
+}
+
+/// A quoted argument of a call named for a login (`PlainAuth`, `Connection`, `simple_bind_s`,
+/// `login`) that reads as generated: the call is the innermost one still open on the line.
+pub(super) fn login_call_argument(text: &str, value: Range<usize>) -> Option<Range<usize>> {
+    const NAMES: &[&str] = &["auth", "login", "connect", "credential", "bind"];
+    let line_start = text[..value.start].rfind('\n').map_or(0, |i| i + 1);
+    let before = &text.as_bytes()[line_start..value.start];
+    let mut depth = 0usize;
+    let open = before.iter().rposition(|&b| match b {
+        b')' => {
+            depth += 1;
+            false
+        }
+        b'(' if depth == 0 => true,
+        b'(' => {
+            depth -= 1;
+            false
+        }
+        _ => false,
+    })?;
+    let name_start = before[..open]
+        .iter()
+        .rposition(|b| !(b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b':')))
+        .map_or(0, |i| i + 1);
+    let name = String::from_utf8_lossy(&before[name_start..open]).to_ascii_lowercase();
+    let s = &text[value.clone()];
+    let lower_random =
+        s.len() >= 12 && s.bytes().all(|b| b.is_ascii_lowercase()) && vowel_share(s) < 0.3;
+    (NAMES.iter().any(|n| name.contains(n)) && (reads_generated(s) || lower_random))
+        .then_some(value)
+}
+
+/// A value of a block or section named for secrets: the nearest line before it indented
+/// less (or, for a line not indented, the section header `[…]` above it) names tokens,
+/// secrets, credentials or passwords; the value is then read as a password's, and a word
+/// or anything under six characters is none.
+pub(super) fn in_secret_block(text: &str, value: Range<usize>) -> Option<Range<usize>> {
+    const NAMES: &[&str] = &["tokens", "secrets", "credentials", "passwords"];
+    let indent = |line: &str| line.len() - line.trim_start_matches([' ', '\t']).len();
+    let line_start = text[..value.start].rfind('\n').map_or(0, |i| i + 1);
+    let own = indent(&text[line_start..value.start]);
+    let parent = text[..line_start]
+        .lines()
+        .rev()
+        .filter(|l| !l.trim().is_empty())
+        .find(|l| {
+            if own == 0 {
+                l.starts_with('[')
+            } else {
+                indent(l) < own
+            }
+        })?;
+    let header = parent
+        .trim()
+        .trim_start_matches(['[', '"', '\''])
+        .trim_end_matches(['{', ':', '=', ']', '"', '\'', ' ', '\t'])
+        .trim_end_matches(['"', '\'', ' ', '\t'])
+        .to_ascii_lowercase();
+    let name = header
+        .rsplit(['.', ' ', '_', '-'])
+        .next()
+        .unwrap_or(&header);
+    if !NAMES.contains(&name) {
+        return None;
+    }
+    // Such a block also says where secrets come from (`backend = "vault"`): a word is no
+    // secret here.
+    let value = password_value(text, value)?;
+    let s = &text[value.clone()];
+    let word = s
+        .bytes()
+        .all(|b| b.is_ascii_alphabetic() || matches!(b, b'-' | b'_' | b'.'))
+        && !random_letters(s);
+    (s.len() >= 6 && !word).then_some(value)
+}
+
+/// The answer to a security question: quoted, anything; bare, a word of three letters or
+/// more (a word of prose is the secret here), not a placeholder or a reference.
+pub(super) fn answer_value(text: &str, mut value: Range<usize>) -> Option<Range<usize>> {
+    let trimmed = text[value.clone()].trim_end_matches(['.', ',', ';', ':', '!', '?', ')']);
+    value.end = value.start + trimmed.len();
+    let s = &text[value.clone()];
+    let rejected = s.chars().count() < 3 || is_placeholder(s) || is_reference(s);
+    (!rejected).then_some(value)
+}
+
 /// After `--password`, a bare word is the password: code does not pass flags identifiers.
 pub(super) fn password_flag(text: &str, value: Range<usize>) -> Option<Range<usize>> {
     credential_value(
@@ -462,12 +559,36 @@ pub(super) fn sk_key(text: &str, value: Range<usize>) -> Option<Range<usize>> {
 pub(super) fn prefixed_random_token(text: &str, value: Range<usize>) -> Option<Range<usize>> {
     let s = &text[value.clone()];
     let (prefix, tail) = s.split_at(s.find(['_', '-'])?);
-    (prefix != "chatcmpl" && looks_random(&tail[1..], 28, 0.4)).then_some(value)
+    let tail = &tail[1..];
+    (prefix != "chatcmpl" && (looks_random(tail, 28, 0.4) || upper_and_digits(tail)))
+        .then_some(value)
+}
+
+/// Upper-case letters and digits in no pattern (a base32 or upper-case token), 28 or more
+/// of them, four digits or more, the kind changing at 15 places in 100 or more (a base32
+/// string: 30 on average): not `SNAKE_CASE_NAME_2`, whose separators this excludes.
+fn upper_and_digits(s: &str) -> bool {
+    let kept: String = s.chars().filter(|&c| c != '_' && c != '-').collect();
+    kept.len() >= 28
+        && (s.len() - kept.len()) * 6 <= s.len()
+        && kept
+            .bytes()
+            .all(|b| b.is_ascii_uppercase() || b.is_ascii_digit())
+        && kept.bytes().filter(u8::is_ascii_digit).count() >= 4
+        && kept.bytes().filter(u8::is_ascii_uppercase).count() >= 4
+        && class_changes(&kept) >= 0.15
 }
 
 /// A token named by its context (a cookie, a webhook, a prefix before hex digits): not a
 /// hash or an id named as one (`sha256_…`, `commit_…`), nor a placeholder or reference.
 pub(super) fn keyed_token(text: &str, value: Range<usize>) -> Option<Range<usize>> {
+    if is_dotted_hex_key(&text[value.clone()]) {
+        // `main.<hash>.js` is a bundle's name.
+        let extension = text[value.end..]
+            .strip_prefix('.')
+            .is_some_and(|rest| rest.starts_with(|c: char| c.is_ascii_alphabetic()));
+        return (!extension).then_some(value);
+    }
     if is_bootstrap_token(&text[value.clone()]) {
         return Some(value);
     }
@@ -598,6 +719,18 @@ fn class_changes(s: &str) -> f64 {
     ratio
 }
 
+/// A service's prefix, a dot and 40 hex digits or more (`mlsn.…`): `a.b` reads as code to
+/// `is_code`, but no name runs to 40 hex digits.
+fn is_dotted_hex_key(s: &str) -> bool {
+    s.split_once('.').is_some_and(|(prefix, hex)| {
+        prefix
+            .bytes()
+            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit())
+            && hex.len() >= 40
+            && hex.bytes().all(|b| b.is_ascii_hexdigit())
+    })
+}
+
 /// A Kubernetes bootstrap token: six and sixteen lower-case letters or digits, joined by a
 /// dot (`abcdef.0123456789abcdef`).
 fn is_bootstrap_token(s: &str) -> bool {
@@ -632,6 +765,18 @@ pub(super) fn generated_word_in(text: &str, label: Range<usize>) -> Option<Range
     let glued = line.chars().next().is_some_and(|c| !c.is_whitespace());
     let mut skip = glued;
     let mut start = None;
+    // Where a value is said (right after the label or its inflection, after `:`, `=`, a
+    // copula, "from" or "to") a word need only look typed ("wifi ka password Xk2pq9wb hai",
+    // "mdp du compte : …", "jelszava …", "είναι …", "login from … to …"); elsewhere it must
+    // read as generated. After a PIN or a network's name it must always.
+    let label_word = text[label.clone()].to_lowercase();
+    let strict_label = ["pin", "wi"].iter().any(|w| label_word.starts_with(w));
+    let inflected = glued
+        && line
+            .split(char::is_whitespace)
+            .next()
+            .is_some_and(|suffix| suffix.chars().all(char::is_alphabetic));
+    let mut next_is_value = !strict_label && (!glued || inflected);
     for (i, c) in text[window.clone()]
         .char_indices()
         .chain([(window.len(), ' ')])
@@ -650,15 +795,104 @@ pub(super) fn generated_word_in(text: &str, label: Range<usize>) -> Option<Range
                         '.', ',', ';', ':', '!', '?', ')', ']', '}', '>', '"', '\'', '`', '»', '”',
                     ]);
                 let offset = word.find(trimmed).unwrap_or(0);
-                if reads_generated(trimmed) {
+                let loose = std::mem::take(&mut next_is_value) && reads_typed(trimmed);
+                if loose || reads_generated(trimmed) {
                     let at = window.start + from + offset;
                     return Some(at..at + trimmed.len());
                 }
+                next_is_value = !strict_label && introduces_value(word);
             }
             _ => {}
         }
     }
     None
+}
+
+/// A word after which a value is said: `:`, `=`, a dash, a word ending in `:`, a copula
+/// (in the languages `redact` reads), "from", "to".
+fn introduces_value(word: &str) -> bool {
+    const WORDS: &[&str] = &[
+        "is",
+        "was",
+        "are",
+        "from",
+        "to",
+        "est",
+        "ist",
+        "lautet",
+        "era",
+        "fue",
+        "è",
+        "é",
+        "foi",
+        "jest",
+        "är",
+        "adalah",
+        "là",
+        "είναι",
+        "ήταν",
+        "hai",
+    ];
+    matches!(word, ":" | "=" | "-" | "–" | "—")
+        || word.ends_with(':')
+        || WORDS.contains(&word.to_lowercase().as_str())
+}
+
+/// A word typed as a value: eight characters or more, letters with digits or symbols (or
+/// mixed-case letters in no pattern, or joined by `_`, `-`, `.` in no pattern), and not an
+/// address, a host name, a version or a dotted name (`process.env.API_KEY`), code, a
+/// placeholder or a reference.
+fn reads_typed(s: &str) -> bool {
+    let letters = s.bytes().any(|b| b.is_ascii_alphabetic());
+    // Two digits, or one among letters that change case (not `1Password`).
+    let digits = match s.bytes().filter(u8::is_ascii_digit).count() {
+        0 => false,
+        1 => class_changes(s) >= 0.3,
+        _ => true,
+    };
+    // `_`, `-` and `.` join words and names too (`e-mail_address`, `process.env.KEY`).
+    let symbol = s.len() > 2
+        && s.as_bytes()[1..s.len() - 1]
+            .iter()
+            .any(|b| b"!@#$%^&*+=?~".contains(b));
+    // Each part a name: lower case (with digits, `_`, `-`), upper case, or a capital and
+    // lower case.
+    let name = |part: &str| {
+        let bytes = part.as_bytes();
+        let tail = bytes.get(1..).unwrap_or_default();
+        !part.is_empty()
+            && (bytes.iter().all(|&b| !b.is_ascii_uppercase())
+                || bytes.iter().all(|&b| !b.is_ascii_lowercase())
+                || tail.iter().all(|&b| !b.is_ascii_uppercase()))
+            && bytes
+                .iter()
+                .all(|&b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
+    };
+    let dotted = s.contains('.') && s.split('.').all(name);
+    let mixed_case =
+        s.bytes().any(|b| b.is_ascii_uppercase()) && s.bytes().any(|b| b.is_ascii_lowercase());
+    let joined = mixed_case
+        && s.len() > 2
+        && s.as_bytes()[1..s.len() - 1]
+            .iter()
+            .any(|b| b"_-.".contains(b))
+        && class_changes(s) >= 0.3;
+    // Letters alone, a symbol or two at an end aside (`XJmmhFwIlId~`), in no pattern of
+    // words: not `PlainAuth`.
+    let core = s.trim_matches(|c: char| "!@#$%^&*+=?~".contains(c));
+    let unspelled_letters = random_letters(core) && vowel_share(core) < 0.35;
+    s.len() >= 8
+        && s.is_ascii()
+        && letters
+        && (digits || symbol || joined || unspelled_letters)
+        && !dotted
+        && !s.contains("://")
+        && !s.starts_with(['/', '~', '.'])
+        && !s.contains([
+            '(', ')', '[', ']', '{', '}', '<', '>', '"', '\'', ',', ';', '\\',
+        ])
+        && !is_placeholder(s)
+        && !is_reference(s)
 }
 
 fn reads_generated(s: &str) -> bool {
@@ -677,8 +911,10 @@ fn reads_generated(s: &str) -> bool {
             host.contains('.')
                 || (name(user) && name(host) && !s.bytes().any(|b| b.is_ascii_uppercase()))
         });
-    // Code, not a password: `input("Password: ")`.
-    let code = s.contains(['(', ')', '[', ']', '{', '}', '<', '>', '"', '\'', ',', ';']);
+    // Code, not a password: `input("Password: ")`, an escaped line break.
+    let code = s.contains([
+        '(', ')', '[', ']', '{', '}', '<', '>', '"', '\'', ',', ';', '\\',
+    ]);
     if address || code || is_placeholder(s) || is_reference(s) {
         return false;
     }

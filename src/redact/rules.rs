@@ -54,12 +54,12 @@ use std::sync::LazyLock;
 use regex::Regex;
 
 use super::check::{
-    bare_bearer, delimited_password, generated_flag_value, generated_token, generated_word_in,
-    high_entropy, keep, keyed_token, made_up_words, mixed_case_with_digits,
-    not_documentation_example, passphrase_value, password_flag, password_value, pin_digits,
-    prefixed_random_token, prose_value, random_looking, random_token, recovery_codes,
-    short_password_value, sk_key, slack_token, token_flag, token_value, url_password,
-    url_signature,
+    answer_value, bare_bearer, delimited_password, generated_flag_value, generated_token,
+    generated_word_in, high_entropy, in_secret_block, keep, keyed_token, login_call_argument,
+    made_up_words, mixed_case_with_digits, not_documentation_example, passphrase_value,
+    password_flag, password_value, pin_digits, prefixed_random_token, prose_value, random_looking,
+    random_token, recovery_codes, short_password_value, sk_key, slack_token, sql_or_flag_password,
+    token_flag, token_value, url_password, url_signature,
 };
 use super::compile;
 use super::services;
@@ -166,6 +166,8 @@ macro_rules! password_words {
             "sandi",
             "khẩu",
             "khau",
+            "κωδικ",
+            "συνθηματικ",
         ]
     };
 }
@@ -213,12 +215,20 @@ pub(super) const SPECS: &[Spec] = &[
     },
     Spec {
         kind: "pin",
-        keywords: &["pin", "passcode", "pass code", " code", "combination", "#"],
-        // A PIN or passcode of 4 to 8 digits, named in a sentence or as a key; also the
-        // code of an alarm, a door, a gate, a safe or a lock, a combination (`47-56-46`),
-        // and digits typed on a keypad before `#`.
+        keywords: &[
+            "pin",
+            "puk",
+            "passcode",
+            "pass code",
+            " code",
+            "combination",
+            "#",
+        ],
+        // A PIN, a SIM's PUK or a passcode of 4 to 8 digits, named in a sentence or as a key;
+        // also the code of an alarm, a door, a gate, a safe or a lock, a combination
+        // (`47-56-46`), and digits typed on a keypad before `#`.
         pattern: Pattern::Regex(
-            r#"(?-u:\b)(?:(?:PIN|[Pp]in|PASSCODE|[Pp]asscode|[Pp]ass code|(?:[Aa]larm|[Dd]oor|[Gg]ate|[Gg]arage|[Ss]afe|[Ll]ock|[Kk]eypad|[Ee]ntry|[Bb]uilding|[Ss]ecurity|[Aa]ccess) code)(?:[ -]?(?:[Cc]ode|[Nn]umber|CODE|NUMBER))?(?:[ \t]+(?:for|at|of|on|to)[ \t]+[^\r\n]{1,40}?)?(?:[ \t]*(?::=|=|:)|[ \t]+(?:is|was))[ \t]*["'`]?([0-9]{4,8})(?-u:\b)|[Cc]ombination(?:[ \t]+(?:for|at|of|on|to)[ \t]+[^\r\n]{1,40}?)?(?:[ \t]*[:=]|[ \t]+(?:is|was))[ \t]*([0-9]{4,8}|[0-9]{1,3}(?:-[0-9]{1,3}){2,4})(?-u:\b)|(?:[Tt]ype|[Ee]nter|[Dd]ial|[Pp]unch in)[ \t]+([0-9]{4,8})#)"#,
+            r#"(?-u:\b)(?:(?:PIN|[Pp]in|PUK2?|[Pp]uk2?|PASSCODE|[Pp]asscode|[Pp]ass code|(?:[Aa]larm|[Dd]oor|[Gg]ate|[Gg]arage|[Ss]afe|[Ll]ock|[Kk]eypad|[Ee]ntry|[Bb]uilding|[Ss]ecurity|[Aa]ccess) code)(?:[ -]?(?:[Cc]ode|[Nn]umber|CODE|NUMBER))?(?:[ \t]+(?:for|at|of|on|to)[ \t]+[^\r\n]{1,40}?)?(?:[ \t]*(?::=|=|:)|[ \t]+(?:is|was))[ \t]*["'`]?([0-9]{4,8})(?-u:\b)|[Cc]ombination(?:[ \t]+(?:for|at|of|on|to)[ \t]+[^\r\n]{1,40}?)?(?:[ \t]*[:=]|[ \t]+(?:is|was))[ \t]*([0-9]{4,8}|[0-9]{1,3}(?:-[0-9]{1,3}){2,4})(?-u:\b)|(?:[Tt]ype|[Ee]nter|[Dd]ial|[Pp]unch in)[ \t]+([0-9]{4,8})#)"#,
         ),
         accept: pin_digits,
     },
@@ -536,7 +546,7 @@ pub(super) const SPECS: &[Spec] = &[
         pattern: Pattern::Regex(concat!(
             r"(?-u:\b)(?:sshpass[^\r\n|;&]*?[ \t]-p[ \t]*",
             flag_value!(),
-            r"|(?:mysql(?:dump|admin|import|show|check|pump|sh)?|mariadb(?:-?dump|-?admin)?)[^\r\n|;&]*?[ \t]-p",
+            r#"|(?:mysql(?:dump|admin|import|show|check|pump|sh)?|mariadb(?:-?dump|-?admin)?)[^\r\n|;&]*?[ \t"']-p"#,
             flag_value!(),
             r"|redis-cli[^\r\n|;&]*?[ \t]-a[ \t]+",
             flag_value!(),
@@ -644,13 +654,17 @@ pub(super) const SPECS: &[Spec] = &[
             "htpasswd",
             "passwd.txt",
             "credentials.txt",
+            "secret",
+            "passw",
+            "cred",
         ],
         // The credential lines of well-known config files: a `.netrc` entry (on one line or
         // several), `.npmrc`'s `_auth` and `_password`, redis.conf's `requirepass` and
         // `masterauth` (also in `CONFIG SET`), a Redis ACL user's `>password`, a `user …
         // (insecure-)password …` line (HAProxy), and the last field of the first line of a
         // credentials file shown after its path (`userlist.txt`, `sasl_passwd`,
-        // `ipsec.secrets`, …).
+        // `ipsec.secrets`, …, and any file named for secrets, passwords or credentials,
+        // its path alone on its line: `rsyncd.secrets:`, `/etc/ppp/creds`).
         pattern: Pattern::Regex(concat!(
             r"(?:(?:(?m:^)[ \t]*machine[ \t]+\S+|(?-u:\b)machine[ \t]+[A-Za-z0-9_-]+(?:\.[A-Za-z0-9_-]+)+)",
             r"(?:\s+(?:login|account|port)\s+\S+)+\s+password\s+",
@@ -662,7 +676,7 @@ pub(super) const SPECS: &[Spec] = &[
             r"|(?-u:\b)(?:ACL[ \t]+SETUSER|user)[ \t]+\S+(?:[ \t]+[^\s>]+)*?[ \t]+>(\S+)",
             r"|(?m:^)[ \t]*user[ \t]+\S+[ \t]+(?:insecure-)?password[ \t]+",
             flag_value!(),
-            r#"|(?:userlist\.txt|sasl_passwd|ipsec\.secrets|\.htpasswd|passwd\.txt|credentials\.txt)[^\r\n]*\r?\n(?:[ \t]*(?:#[^\r\n]*)?\r?\n)*[^\r\n]*[ \t:]"?([^\s":]+)"?[ \t]*(?m:$)"#,
+            r#"|(?:(?:userlist\.txt|sasl_passwd|ipsec\.secrets|\.htpasswd|passwd\.txt|credentials\.txt)[^\r\n]*|(?:(?m:^)|[ \t])(?:(?:[A-Za-z0-9_.~-]*/)+[A-Za-z0-9_.-]*(?:[Ss]ecrets?|SECRETS?|passwd|[Pp]asswords?|[Cc]redentials|[Cc]reds)[A-Za-z0-9_.-]*|[A-Za-z0-9_-]*\.(?:secrets?|passwd|passwords?|credentials|creds)|[A-Za-z0-9_-]*(?:[Ss]ecrets?|passwd|[Pp]asswords?|[Cc]redentials|[Cc]reds)\.[A-Za-z0-9]{1,5})[ \t]*:?[ \t]*)\r?\n(?:[ \t]*(?:#[^\r\n]*)?\r?\n)*[^\r\n]*[ \t:]"?([^\s":]+)"?[ \t]*(?m:$)"#,
             ")"
         )),
         accept: password_flag,
@@ -709,7 +723,7 @@ pub(super) const SPECS: &[Spec] = &[
         kind: "password",
         keywords: &["pass", "pwd", "pw", "psk"],
         pattern: Pattern::Regex(assignment!(
-            "(?:[Pp]ass(?:wd|word|code)|PASS(?:WD|WORD|CODE)|[Pp]wd|PWD|[_.-](?:[Pp]ass|PASS|[Pp][Ww]|PW)|(?-u:\\b)[A-Z]+PASS(?-u:\\b)|(?-u:\\b)(?:psk|PSK))(?:[_.-][A-Za-z0-9]+|[A-Z][a-z0-9]+)*"
+            "(?:[Pp]ass(?:wd|word|code)|PASS(?:WD|WORD|CODE)|[Pp]wd|PWD|[_.-](?:[Pp]ass|PASS|[Pp][Ww]|PW)|[a-z0-9]Pass(?-u:\\b)|(?-u:\\b)[A-Z]+PASS(?-u:\\b)|(?-u:\\b)(?:psk|PSK))(?:[_.-][A-Za-z0-9]+|[A-Z][a-z0-9]+)*"
         )),
         accept: password_value,
     },
@@ -853,6 +867,126 @@ pub(super) const SPECS: &[Spec] = &[
         accept: delimited_password,
     },
     Spec {
+        kind: "password",
+        keywords: &[
+            "cred",
+            "auth",
+            "login",
+            "userpass",
+            "user-pass",
+            "proxy-user",
+        ],
+        // A `user:password` pair after a flag or key naming credentials (`--dest-creds
+        // bob:…`, `-auth bob:…`, squid's `login=bob:…`, `--proxy-user bob:…`): the user stays.
+        pattern: Pattern::Regex(
+            r#"(?:(?:(?m:^)|[ \t])--?(?:[a-z0-9]+-)*(?:creds?|credentials|auth|basic-auth|login|userpass|user-pass|proxy-user)(?:=|[ \t]+)|(?-u:\b)(?:login|auth|creds?|credentials|userpass|basic_auth|basicauth)=)["']?[^\s:"'@/=]+:([^\s"'`@]{4,})"#,
+        ),
+        accept: url_password,
+    },
+    Spec {
+        kind: "password",
+        keywords: &["net user", "poetry", "setcredential", "$user", "identified"],
+        // The password of `net user NAME … /add`, of `poetry config http-basic.REPO USER
+        // …`, of a systemd `SetCredential=NAME:…`, of a Nagios `$USERn$=…` macro; SQL's
+        // unquoted `IDENTIFIED BY …`.
+        pattern: Pattern::Regex(concat!(
+            r#"(?:(?-u:\b)net[ \t]+user[ \t]+(?:"[^"\r\n]+"|\S+)[ \t]+([^\s/*"'][^\s"']*)"#,
+            r"|(?-u:\b)poetry[ \t]+config[ \t]+(?:--[a-z-]+[ \t]+)*http-basic\.\S+[ \t]+\S+[ \t]+",
+            flag_value!(),
+            r"|(?-u:\b)SetCredential(?:Encrypted)?=[^:\s]+:(\S+)",
+            r"|(?m:^)[ \t]*\$USER[0-9]{1,3}\$[ \t]*=[ \t]*(\S+)",
+            r#"|(?i:identified)[ \t]+(?i:by)[ \t]+([^\s'"`;(),]+)"#,
+            ")"
+        )),
+        accept: sql_or_flag_password,
+    },
+    Spec {
+        kind: "password",
+        keywords: &[
+            "${",
+            "password(",
+            "passwd(",
+            "passphrase(",
+            "secret(",
+            "token(",
+            "key(",
+            "hmac",
+            "secretkeyspec",
+        ],
+        // A credential in code that no assignment names: the default of a placeholder whose
+        // key names one (`${DB_PASSWORD:-…}`, Spring's `${shop.db.password:…}`), the literal
+        // passed to a method named for one (`.password("…")`, `setPassword("…")`,
+        // `with_api_key("…")`), and the key of an HMAC (`hash_hmac(algo, data, '…')`,
+        // `hmac.new(b'…'`, `createHmac('sha256', '…')`, `new SecretKeySpec("…"`).
+        pattern: Pattern::Regex(concat!(
+            r"(?:\$\{[A-Za-z0-9_.-]*(?i:pass(?:word|wd|phrase)?|pwd|secret|token|api[_.-]?key|private[_.-]?key)[A-Za-z0-9_.-]*:-?([^}\s]+)\}",
+            r"|(?:\.|(?-u:\b)(?:set|with)_?)(?:[Pp]ass(?:word|wd|phrase)|[Ss]ecret|[Tt]oken|[Aa]pi_?[Kk]ey|[Cc]lient_?[Ss]ecret|[Aa]ccess_?[Tt]oken)\([ \t]*&?(?:b|r|@)?",
+            quoted_value!(),
+            r"|(?-u:\b)hash_hmac\([^,\r\n]+,[^,\r\n]+,[ \t]*",
+            quoted_value!(),
+            r"|(?-u:\b)(?:createHmac|hmac\.new|HMAC\.new|hmac\.New|Hmac(?:Sha[0-9]+)?::new_from_slice|HMAC)\((?:[ \t]*(?:'[^'\r\n]*'|\x22[^\x22\r\n]*\x22|[A-Za-z0-9_.:]+)[ \t]*,)?[ \t]*(?:\[\]byte\()?&?(?:b|r)?",
+            quoted_value!(),
+            r"|(?-u:\b)SecretKeySpec\([ \t]*",
+            quoted_value!(),
+            ")"
+        )),
+        accept: delimited_password,
+    },
+    Spec {
+        kind: "password",
+        keywords: &["auth", "login", "connect", "credential", "bind"],
+        // A quoted argument that reads as generated, of a call named for a login (`smtp.PlainAuth("",
+        // user, "…", host)`, `Connection(server, dn, "…")`, `ldap.simple_bind_s(dn, "…")`):
+        // the host, the user and the options around it stay.
+        pattern: Pattern::Regex(concat!(r"[(,][ \t]*&?(?:b|r|@)?", quoted_value!())),
+        accept: login_call_argument,
+    },
+    Spec {
+        kind: "password",
+        keywords: &["tokens", "secrets", "credentials", "passwords"],
+        // Each value of a block or section named for secrets (HCL's `tokens { agent =
+        // "…" }`, YAML's `credentials:` and the keys under it, TOML's `[secrets]`): its
+        // keys name what the values are for, not that they are secret.
+        pattern: Pattern::Regex(concat!(
+            r"(?m:^)[ \t]*[A-Za-z0-9_.-]+[ \t]*(?:=|:)[ \t]*",
+            value!()
+        )),
+        accept: in_secret_block,
+    },
+    Spec {
+        kind: "secret",
+        keywords: &["answer", "memorable"],
+        // The answer to a security question or a memorable word, named in a sentence: a word
+        // of prose is the secret here.
+        pattern: Pattern::Regex(concat!(
+            r"(?-u:\b)(?i:security[ \t]+(?:question[ \t]+)?answer|secret[ \t]+answer|memorable[ \t]+(?:word|answer))(?:[ \t]+(?:for|at|of|on|to)[ \t]+[^\r\n]{1,40}?)?(?:[ \t]*[:=][ \t]*|[ \t]+(?:is|was)[ \t]+)(?:",
+            quoted_value!(),
+            r#"|([^\s"'`]+))"#
+        )),
+        accept: answer_value,
+    },
+    Spec {
+        kind: "secret",
+        keywords: &["recovery key", "bitlocker"],
+        // A recovery key in groups (BitLocker's eight groups of six digits), after its name.
+        pattern: Pattern::Regex(
+            r"(?i:recovery[ \t]+key|bitlocker)[^\r\n]{0,60}?(?-u:\b)((?:[A-Za-z0-9]{4,8}-){3,}[A-Za-z0-9]{4,8})(?-u:\b)",
+        ),
+        accept: keep,
+    },
+    Spec {
+        kind: "token",
+        keywords: &[
+            "pat-", "access-", "token-", "secret-", "key-", "api-", "auth-",
+        ],
+        // A UUID after a prefix naming a credential (HubSpot's `pat-na1-…`, Plaid's
+        // `access-production-…`): bare, a UUID is an id.
+        pattern: Pattern::Regex(
+            r"(?-u:\b)(?i:pat|access|token|secret|key|api|auth)(?:-[a-z0-9]{1,12}){0,2}-[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}(?-u:\b)",
+        ),
+        accept: keep,
+    },
+    Spec {
         kind: "token",
         keywords: &[
             "cookie",
@@ -871,20 +1005,24 @@ pub(super) const SPECS: &[Spec] = &[
             "key.txt",
             "--token",
             "--discovery-token",
+            ".",
         ],
         // A `Cookie:` header holding a value of 16 characters or more (a session), whole,
         // a Discord webhook's token, a service's prefix before 32 or more hex digits
         // (`sbp_…`, `lsv2_pt_…`), a Mailchimp key (`…-us21`), New Relic's `NRAK-` keys,
-        // Atlassian's `ATATT3…` (gitleaks' `atlassian-api-token`, with `=` inside), an Asana
+        // a prefix and a dot before 40 or more (`mlsn.…`), a Braintree access token
+        // (`access_token$production$…$…`), Atlassian's `ATATT3…` (gitleaks'
+        // `atlassian-api-token`, with `=` inside), an Asana
         // personal access token (`2/…/…:` and 32 hex digits), the contents of a key file
         // shown after its path (`cat config/master.key`), a Kubernetes bootstrap token after
         // `--token`.
         pattern: Pattern::Regex(concat!(
             r#"(?-u:\b)(?:(?:[Ss]et-)?[Cc]ookie|(?:SET-)?COOKIE)[ \t]*:[ \t]*([^\r\n"']*[A-Za-z0-9_.-]=[^;\s"']{16,}[^\r\n"']*)"#,
             r"|(?-u:\b)((?:[a-z]+\.)?discord(?:app)?\.com/api/webhooks/[0-9]{5,}/[A-Za-z0-9_-]{20,})",
-            r"|(?-u:\b)((?:[a-z][a-z0-9]{1,7}_){1,2}[0-9a-f]{32,}(?:_[0-9a-f]{6,})?)(?-u:\b)",
+            r"|(?-u:\b)((?:[a-z][a-z0-9]{1,7}_){1,2}[0-9a-f]{32,}(?:_[0-9a-f]{6,})?|[a-z][a-z0-9]{1,7}\.[0-9a-f]{40,})(?-u:\b)",
             r"|(?-u:\b)([0-9a-f]{32}-us[0-9]{1,2})(?-u:\b)",
             r"|(?-u:\b)(NR(?:AK|II|JS|AA)-[A-Za-z0-9-]{19,})",
+            r"|(?-u:\b)(access_token\$(?:production|sandbox|development)\$[0-9a-z]{8,}\$[0-9a-f]{32})",
             r"|(?-u:\b)(AT[AC]TT3[A-Za-z0-9_=-]{100,})",
             r"|(?-u:\b)([0-9]/[0-9]{10,}(?:/[0-9]{10,})?:[0-9a-f]{32})(?-u:\b)",
             r"|(?:\.key|[Kk]ey\.txt)[ \t]*\r?\n[ \t]*([A-Za-z0-9+/=_-]{24,})[ \t]*(?m:$)",
@@ -958,14 +1096,14 @@ pub(super) const SPECS: &[Spec] = &[
         kind: "secret",
         keywords: password_words!(
             "pass", "pwd", "login", "log in", "sign in", "signin", "cred", "wifi", "wi-fi", "pin",
-            "mdp",
+            "mdp", "secret", "api key", "apikey", "typing", "typed",
         ),
         // A password told in a sentence of any shape or language: the first word that reads
-        // as generated within the line's next 60 characters after a word naming a password
-        // or a login (the pattern finds the word; the check reads on after it) ("мой пароль от почты …", "the netflix login changed, new one is …",
+        // as generated within the line's next 60 characters after a word naming a password,
+        // a secret, an API key or a login, or saying it was typed (the pattern finds the word; the check reads on after it) ("мой пароль от почты …", "the netflix login changed, new one is …",
         // "log into 192.168.1.1 as admin with …", "temp credentials are jdoe and …").
         pattern: Pattern::Regex(
-            r"(?:(?-u:\b)(?:mot[ \t]de[ \t]passe|Mot[ \t]de[ \t]passe|MOT[ \t]DE[ \t]PASSE|adgangskode|Adgangskode|ADGANGSKODE|credentials|Credentials|CREDENTIALS|contrasena|Contrasena|CONTRASENA|wachtwoord|Wachtwoord|WACHTWOORD|kata[ \t]sandi|Kata[ \t]sandi|KATA[ \t]SANDI|credential|Credential|CREDENTIAL|passwords|Passwords|PASSWORDS|password|Password|PASSWORD|passwort|Passwort|PASSWORT|passcode|Passcode|PASSCODE|kennwort|Kennwort|KENNWORT|salasana|Salasana|SALASANA|mat[ \t]khau|Mat[ \t]khau|MAT[ \t]KHAU|log[ \t]into|Log[ \t]into|LOG[ \t]INTO|login[ \t]to|Login[ \t]to|LOGIN[ \t]TO|passord|Passord|PASSORD|sign[ \t]in|Sign[ \t]in|SIGN[ \t]IN|passwd|Passwd|PASSWD|parola|Parola|PAROLA|jelszo|Jelszo|JELSZO|logins|Logins|LOGINS|log[ \t]in|Log[ \t]in|LOG[ \t]IN|signin|Signin|SIGNIN|clave|Clave|CLAVE|senha|Senha|SENHA|haslo|Haslo|HASLO|hasla|Hasla|HASLA|sifre|Sifre|SIFRE|heslo|Heslo|HESLO|login|Login|LOGIN|creds|Creds|CREDS|wi-fi|Wi-fi|WI-FI|pass|Pass|PASS|wifi|Wifi|WIFI|pwd|Pwd|PWD|mdp|Mdp|MDP|pin|Pin|PIN)(?-u:\b)|(?:contraseña|Contraseña|hasło|Hasło|пароль|Пароль|пароля|Пароля|паролем|Паролем|lösenord|Lösenord|lösenordet|Lösenordet|şifre|Şifre|şifrem|Şifrem|şifreniz|Şifreniz|jelszó|Jelszó|jelszavam|Jelszavam|mật[ \t]khẩu|Mật[ \t]khẩu|密码|密碼|비밀번호|パスワード))",
+            r"(?:(?-u:\b)(?:mot[ \t]de[ \t]passe|Mot[ \t]de[ \t]passe|MOT[ \t]DE[ \t]PASSE|adgangskode|Adgangskode|ADGANGSKODE|credentials|Credentials|CREDENTIALS|contrasena|Contrasena|CONTRASENA|wachtwoord|Wachtwoord|WACHTWOORD|kata[ \t]sandi|Kata[ \t]sandi|KATA[ \t]SANDI|credential|Credential|CREDENTIAL|passwords|Passwords|PASSWORDS|password|Password|PASSWORD|passwort|Passwort|PASSWORT|passcode|Passcode|PASSCODE|kennwort|Kennwort|KENNWORT|salasana|Salasana|SALASANA|mat[ \t]khau|Mat[ \t]khau|MAT[ \t]KHAU|log[ \t]into|Log[ \t]into|LOG[ \t]INTO|login[ \t]to|Login[ \t]to|LOGIN[ \t]TO|passord|Passord|PASSORD|sign[ \t]in|Sign[ \t]in|SIGN[ \t]IN|passwd|Passwd|PASSWD|parola|Parola|PAROLA|jelszo|Jelszo|JELSZO|logins|Logins|LOGINS|log[ \t]in|Log[ \t]in|LOG[ \t]IN|signin|Signin|SIGNIN|clave|Clave|CLAVE|senha|Senha|SENHA|haslo|Haslo|HASLO|hasla|Hasla|HASLA|sifre|Sifre|SIFRE|heslo|Heslo|HESLO|login|Login|LOGIN|creds|Creds|CREDS|wi-fi|Wi-fi|WI-FI|pass|Pass|PASS|wifi|Wifi|WIFI|pwd|Pwd|PWD|mdp|Mdp|MDP|pin|Pin|PIN|secret|Secret|SECRET|api[ \t]key|API[ \t]key|API[ \t]KEY|apikey|apiKey|APIKEY|typing|Typing|typed|Typed)(?-u:\b)|(?:contraseña|Contraseña|hasło|Hasło|пароль|Пароль|пароля|Пароля|паролем|Паролем|lösenord|Lösenord|lösenordet|Lösenordet|şifre|Şifre|şifrem|Şifrem|şifreniz|Şifreniz|jelszó|Jelszó|jelszav|Jelszav|κωδικ|Κωδικ|ΚΩΔΙΚ|συνθηματικ|Συνθηματικ|mật[ \t]khẩu|Mật[ \t]khẩu|密码|密碼|비밀번호|パスワード))",
         ),
         accept: generated_word_in,
     },

@@ -1996,3 +1996,176 @@ fn passwords_in_any_sentence_commands_files_and_code_go_but_prose_and_names_stay
         assert_eq!(scan(case), vec![], "{case:?}");
     }
 }
+
+/// The fifth round (written against `eval/secrets/held4.tsv`): `user:password` after a flag
+/// or key naming credentials, the values of a block named for secrets, any file named for
+/// secrets shown after its path, camelCase `…Pass` keys, credentials in code that no
+/// assignment names (a placeholder's default, a method named for one, an HMAC's key, a
+/// login call's argument), upper-case tokens after a prefix, a UUID after a credential's
+/// prefix, PUKs, security answers, recovery keys, inflected words for a password, and a
+/// value right after a word for a password; the prose, names and code around them stay.
+#[test]
+fn credentials_no_key_names_go_by_their_place_but_prose_and_code_stay() {
+    let pw = |seed| alnum(seed, 14);
+    let upper = |seed| chars_from("ABCDEFGHIJKLMNOPQRSTUVWXYZ234567", seed, 32);
+    let uuid = "3f2b8c1e-9a4d-4e7b-8c2f-1d5e6a7b8c9d".to_owned();
+    assert_redacted(&[
+        // `creds` names a login too: the word after it goes whole.
+        (
+            "oras push --creds ",
+            format!("ci:{}", pw(500)),
+            " reg.example/app:1",
+            "password",
+        ),
+        (
+            "java -jar cli.jar -auth ops:",
+            pw(501),
+            " list-jobs",
+            "password",
+        ),
+        (
+            "proxy_peer up.example login=bob:",
+            pw(502),
+            " default",
+            "password",
+        ),
+        ("net user backup_svc ", pw(503), " /add", "password"),
+        (
+            "poetry config http-basic.internal alice ",
+            pw(504),
+            "",
+            "password",
+        ),
+        ("SetCredential=api-token:", pw(505), "", "password"),
+        ("$USER7$=", pw(506), "", "password"),
+        ("ALTER USER app IDENTIFIED BY ", pw(507), ";", "password"),
+        (
+            "healthcheck: [\"CMD\", \"mariadb-admin\", \"ping\", \"-uroot\", \"-p",
+            pw(508),
+            "\"]",
+            "password",
+        ),
+        (
+            "vault {\n  tokens {\n    replication = \"",
+            uuid.clone(),
+            "\"\n  }\n}",
+            "password",
+        ),
+        ("[secrets]\nmailer = \"", pw(509), "\"", "password"),
+        ("/srv/app/backup.credentials\nops:", pw(510), "", "password"),
+        ("<Keystore truststorePass=\"", pw(511), "\" />", "password"),
+        ("url: ${MAIL_PASSWORD:-", pw(512), "}", "password"),
+        ("builder.password(\"", pw(513), "\")", "password"),
+        ("cfg.setApiKey(\"", pw(514), "\");", "password"),
+        (
+            "mac := hmac.New(sha256.New, []byte(\"",
+            pw(515),
+            "\"))",
+            "password",
+        ),
+        (
+            "sig = hmac.new(b'",
+            pw(516),
+            "', body, 'sha256')",
+            "password",
+        ),
+        (
+            "client.simple_bind_s(\"cn=admin,dc=x\", \"",
+            pw(517),
+            "\")",
+            "password",
+        ),
+        (
+            "the mailer token ",
+            format!("mt_9_{}", upper(518)),
+            "",
+            "token",
+        ),
+        ("ref: ", format!("key-live-{uuid}"), "", "token"),
+        (
+            "the PUK of my old SIM was ",
+            "83921047".to_owned(),
+            ".",
+            "pin",
+        ),
+        (
+            "the bank's security answer is ",
+            "Mittens".to_owned(),
+            ", from my cat",
+            "secret",
+        ),
+        (
+            "the recovery key is ",
+            "123456-234567-345678-456789-567890-678901".to_owned(),
+            "",
+            "secret",
+        ),
+        ("a jelszavam ", pw(519), ", ne mondd el", "secret"),
+        ("ο κωδικός του wifi είναι ", pw(520), "", "secret"),
+        ("the key secret ", pw(521), " for the payouts", "secret"),
+        (
+            "changed the router login from ",
+            "6iXvIGWibu".to_owned(),
+            " to something new",
+            "secret",
+        ),
+        (
+            "mot de passe du wifi : ",
+            "XJmmhFwIlId~".to_owned(),
+            "",
+            "secret",
+        ),
+        ("a jelszava ", "paCM_DPCozsw".to_owned(), ", ok", "secret"),
+        (
+            "but I keep typing ",
+            "Kp2#xw9Lq4".to_owned(),
+            " and it fails",
+            "secret",
+        ),
+        (
+            "the checkout uses ",
+            format!(
+                "access_token$sandbox$k2j3h4g5f6d7s8a9$0123456789abcdef{}",
+                "0123456789abcdef"
+            ),
+            "",
+            "token",
+        ),
+        (
+            "mail key ",
+            format!("mlsn.{}", "a1b2c3d4e5f6".repeat(4)),
+            " for the receipts",
+            "token",
+        ),
+    ]);
+    let cases = [
+        "docker run --user 1000:1000 --name web nginx:1.27",
+        "net user /domain",
+        "poetry config virtualenvs.in-project true",
+        "secrets:\n  db_password:\n    file: ./db_password.txt",
+        "[secrets]\nbackend = \"vault\"\nmount = \"kv\"",
+        "credentials:\n  source: environment",
+        "the tokens were counted at 1,204 per request",
+        "ALTER USER bob IDENTIFIED BY VALUES 'S:ABC'",
+        "spring.datasource.url=${DB_URL:jdbc:postgresql://localhost/shop}",
+        "user.password(\"\")",
+        "db.connect(\"localhost\", \"shop\", options)",
+        "let auth = PlainAuth(\"\", user, pass, host);",
+        "the PUK is printed on the card that came with the SIM",
+        "what is the answer to the security question about my first car?",
+        "the recovery key is stored in the Microsoft account",
+        "my password is in the manager, ask Bob",
+        "const apiKey = process.env.API_KEY;",
+        "the secret to good bread is time",
+        "login to server01.example.com with your SSO account",
+        "main.3c9f0e1d2b4a5c6d7e8f90a1b2c3d4e5f6a7b8c9.js is the bundle",
+        "the password was changed from the admin console to the SSO page",
+        "my password is stored in process.env.DB_PASSWORD now",
+        "the password manager is 1Password",
+        "typing PlainAuth into the search box finds it",
+        "the password rotation runs on Fridays.\\n- Likes tea.",
+    ];
+    for case in cases {
+        assert_eq!(scan(case), vec![], "{case:?}");
+    }
+}
