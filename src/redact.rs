@@ -21,7 +21,7 @@ mod services;
 mod value;
 
 use prefilter::active_rules;
-use rules::{Accept, RULES, SPECS};
+use rules::{Accept, FALLBACK, RULES, SPECS};
 
 /// What `redact` writes; never matched again.
 static MARKER: LazyLock<Regex> = LazyLock::new(|| compile(r"\[REDACTED:[a-z0-9-]+\]"));
@@ -289,7 +289,19 @@ fn overlaps_any(sorted: &[Range<usize>], range: &Range<usize>) -> bool {
         .is_some_and(|m| m.start < range.end)
 }
 
-fn merge(mut found: Vec<(usize, Range<usize>)>) -> Vec<(&'static str, Range<usize>)> {
+fn merge(found: Vec<(usize, Range<usize>)>) -> Vec<(&'static str, Range<usize>)> {
+    // The fallback's finds count only where no other rule found anything.
+    let (fallback, mut found): (Vec<_>, Vec<_>) =
+        found.into_iter().partition(|(rule, _)| *rule == FALLBACK);
+    let named = found.len();
+    for (rule, range) in fallback {
+        if !found[..named]
+            .iter()
+            .any(|(_, other)| other.start < range.end && range.start < other.end)
+        {
+            found.push((rule, range));
+        }
+    }
     found.sort_by_key(|(rule, range)| (range.start, *rule));
     let mut merged: Vec<(usize, Range<usize>)> = Vec::with_capacity(found.len());
     for (rule, range) in found {

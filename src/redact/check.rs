@@ -731,6 +731,88 @@ fn is_dotted_hex_key(s: &str) -> bool {
     })
 }
 
+/// A word that reads as a generated password, wherever it stands: 10 to 64 characters,
+/// upper and lower case, digits and a symbol (`!#$%^&*+=?@~`, not first), the kind of
+/// character changing at 45 places in 100 or more and few vowels among its letters; the
+/// whole whitespace-delimited token holds no `/` or `\` (a path, a URL) and is no line of
+/// base64 (a public key's body), it is no address (`bob@Mail2.example`), and no operator
+/// of code (`==`, `+=`, `->`, `&&`) is in it. A full stop, comma or `!`/`?` ending a
+/// sentence after it is not part of it, nor a key before `=`, nor a query string's next
+/// `&name=…`; a version (`v2.3.1-rc1+Build7`) is none.
+pub(super) fn generated_password(text: &str, mut value: Range<usize>) -> Option<Range<usize>> {
+    const SYMBOLS: &[u8] = b"!#$%^&*+=?@~";
+    const OPERATORS: &[&str] = &[
+        "==", "!=", "+=", "-=", "*=", "=>", "->", "&&", "||", "::", "<=", ">=", "..",
+    ];
+    let token_end = text[value.end..]
+        .find(char::is_whitespace)
+        .map_or(text.len(), |i| value.end + i);
+    let token_start = text[..value.start]
+        .rfind(char::is_whitespace)
+        .map_or(0, |i| i + 1);
+    let token = &text[token_start..token_end];
+    // A line of base64 (a public key's body) is no password.
+    let base64 = token.len() >= 40
+        && token
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'+' | b'/' | b'='));
+    if token.contains(['/', '\\']) || base64 {
+        return None;
+    }
+    let next = text[value.end..].chars().next();
+    if next.is_some_and(|c| !c.is_whitespace() && !"\"'`),;]}>:".contains(c)) {
+        return None;
+    }
+    let trimmed = text[value.clone()].trim_end_matches(['.', ',', '!', '?']);
+    value.end = value.start + trimmed.len();
+    // `KEY=value`: the value alone (the assignment rules name it).
+    if let Some(eq) = trimmed.find('=') {
+        let key = &trimmed[..eq];
+        if key.len() >= 2
+            && key.starts_with(|c: char| c.is_ascii_alphabetic())
+            && key
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.'))
+        {
+            value.start += eq + 1;
+        }
+    }
+    // `…&page=2`: a query string's next parameter is not part of it.
+    if let Some(amp) = text[value.clone()].find('&') {
+        let rest = &text[value.start + amp + 1..value.end];
+        let key = rest.find('=').map_or("", |eq| &rest[..eq]);
+        if !key.is_empty() && key.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_') {
+            value.end = value.start + amp;
+        }
+    }
+    let s = &text[value.clone()];
+    let bytes = s.as_bytes();
+    let address = s.split_once('@').is_some_and(|(_, host)| {
+        host.rsplit_once('.')
+            .is_some_and(|(_, tld)| tld.len() >= 2 && tld.bytes().all(|b| b.is_ascii_alphabetic()))
+    });
+    let shaped = (10..=64).contains(&s.len())
+        && bytes.iter().any(u8::is_ascii_uppercase)
+        && bytes.iter().any(u8::is_ascii_lowercase)
+        && bytes.iter().any(u8::is_ascii_digit)
+        && bytes[1..].iter().any(|b| SYMBOLS.contains(b))
+        && class_changes(s) >= 0.45
+        && vowel_share(s) < 0.4;
+    // `v2.3.1-rc1+Build7`: two numbers between dots are a version.
+    let version = s
+        .split(['.', '-', '+'])
+        .filter(|part| !part.is_empty() && part.bytes().all(|b| b.is_ascii_digit()))
+        .count()
+        >= 2;
+    (shaped
+        && !address
+        && !version
+        && !OPERATORS.iter().any(|op| s.contains(op))
+        && !is_placeholder(s)
+        && !is_reference(s))
+    .then_some(value)
+}
+
 /// A Kubernetes bootstrap token: six and sixteen lower-case letters or digits, joined by a
 /// dot (`abcdef.0123456789abcdef`).
 fn is_bootstrap_token(s: &str) -> bool {

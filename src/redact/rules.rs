@@ -54,12 +54,12 @@ use std::sync::LazyLock;
 use regex::Regex;
 
 use super::check::{
-    answer_value, bare_bearer, delimited_password, generated_flag_value, generated_token,
-    generated_word_in, high_entropy, in_secret_block, keep, keyed_token, login_call_argument,
-    made_up_words, mixed_case_with_digits, not_documentation_example, passphrase_value,
-    password_flag, password_value, pin_digits, prefixed_random_token, prose_value, random_looking,
-    random_token, recovery_codes, short_password_value, sk_key, slack_token, sql_or_flag_password,
-    token_flag, token_value, url_password, url_signature,
+    answer_value, bare_bearer, delimited_password, generated_flag_value, generated_password,
+    generated_token, generated_word_in, high_entropy, in_secret_block, keep, keyed_token,
+    login_call_argument, made_up_words, mixed_case_with_digits, not_documentation_example,
+    passphrase_value, password_flag, password_value, pin_digits, prefixed_random_token,
+    prose_value, random_looking, random_token, recovery_codes, short_password_value, sk_key,
+    slack_token, sql_or_flag_password, token_flag, token_value, url_password, url_signature,
 };
 use super::compile;
 use super::services;
@@ -1107,7 +1107,22 @@ pub(super) const SPECS: &[Spec] = &[
         ),
         accept: generated_word_in,
     },
+    Spec {
+        kind: "password",
+        keywords: &["!", "#", "$", "%", "^", "&", "*", "+", "=", "?", "@", "~"],
+        // Last, the fallback (`FALLBACK`): a word that reads as a generated password
+        // wherever it stands, named or not: upper and lower case, digits and a symbol, in no
+        // pattern (`N6@1x4rNtl@BLb`). The check keeps code, addresses, paths and URLs, and a
+        // find of any other rule overlapping it wins (`bob%…` keeps `bob%`).
+        pattern: Pattern::Regex(
+            r#"(?:(?m:^)|[\s"'`(,\[{<>])([A-Za-z0-9_.-]*[A-Za-z0-9][!#$%^&*+=?@~][A-Za-z0-9!#$%^&*+=?@~_.-]*)"#,
+        ),
+        accept: generated_password,
+    },
 ];
+
+/// The index of the fallback rule, the last: its finds count only where no other rule's do.
+pub(super) const FALLBACK: usize = SPECS.len() - 1;
 
 /// The compiled `SPECS`, index for index; `None` is the private-key block finder.
 pub(super) static RULES: LazyLock<Vec<Option<Regex>>> = LazyLock::new(|| {

@@ -2169,3 +2169,40 @@ fn credentials_no_key_names_go_by_their_place_but_prose_and_code_stay() {
         assert_eq!(scan(case), vec![], "{case:?}");
     }
 }
+
+/// The fallback: a word that reads as a generated password is redacted wherever it stands,
+/// with no label, command or file to name it; another rule's find beside it wins, and code,
+/// addresses, paths, base64 and query strings stay.
+#[test]
+fn a_generated_password_goes_wherever_it_stands_but_code_and_addresses_stay() {
+    assert_redacted(&[
+        (
+            "ok so it's ",
+            "N6@1x4rNtl@BLb".to_owned(),
+            " now, right?",
+            "password",
+        ),
+        ("try `", "kV9#qz2Lw8!p".to_owned(), "` again", "password"),
+        ("(", "Hq4%mZ8^tR2w".to_owned(), ") worked.", "password"),
+        ("DEPLOY_ENV=", "x7Kp!2mQw9Zr".to_owned(), "", "password"),
+        (
+            "smbclient //nas/media -U bob%",
+            "VeMCmijy6of8".to_owned(),
+            "",
+            "password",
+        ),
+    ]);
+    let cases = [
+        "if (a+=B2*c) return;",
+        "mail bob@Mail2.example.com about it",
+        "see https://example.com/a?Q=Xy7&b=2",
+        "C:\\Users\\Bob2#Docs is the folder",
+        "W4+xcHBK78BxuaLyVy9rO3ZnVIFa6NcCeQATArlJiiKv1EuKwMmggKC53bVI+0a3",
+        "x == Foo2!bar",
+        "the build is v2.3.1-rc1+Build7",
+        "Tests pass: 42/42!",
+    ];
+    for case in cases {
+        assert_eq!(scan(case), vec![], "{case:?}");
+    }
+}
