@@ -293,11 +293,20 @@ fn merge(found: Vec<(usize, Range<usize>)>) -> Vec<(&'static str, Range<usize>)>
     // The fallback's finds count only where no other rule found anything.
     let (fallback, mut found): (Vec<_>, Vec<_>) =
         found.into_iter().partition(|(rule, _)| *rule == FALLBACK);
-    let named = found.len();
+    let mut covered: Vec<Range<usize>> = found.iter().map(|(_, range)| range.clone()).collect();
+    covered.sort_by_key(|range| range.start);
+    let mut union: Vec<Range<usize>> = Vec::with_capacity(covered.len());
+    for range in covered {
+        match union.last_mut() {
+            Some(last) if range.start <= last.end => last.end = last.end.max(range.end),
+            _ => union.push(range),
+        }
+    }
     for (rule, range) in fallback {
-        if !found[..named]
-            .iter()
-            .any(|(_, other)| other.start < range.end && range.start < other.end)
+        let next = union.partition_point(|covered| covered.end <= range.start);
+        if union
+            .get(next)
+            .is_none_or(|covered| covered.start >= range.end)
         {
             found.push((rule, range));
         }

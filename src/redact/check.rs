@@ -147,7 +147,7 @@ pub(super) fn sql_or_flag_password(text: &str, value: Range<usize>) -> Option<Ra
 /// `login`) that reads as generated: the call is the innermost one still open on the line.
 pub(super) fn login_call_argument(text: &str, value: Range<usize>) -> Option<Range<usize>> {
     const NAMES: &[&str] = &["auth", "login", "connect", "credential", "bind"];
-    let line_start = text[..value.start].rfind('\n').map_or(0, |i| i + 1);
+    let line_start = run_start(text, value.start, 512, |c| c == '\n');
     let before = &text.as_bytes()[line_start..value.start];
     let mut depth = 0usize;
     let open = before.iter().rposition(|&b| match b {
@@ -186,6 +186,7 @@ pub(super) fn in_secret_block(text: &str, value: Range<usize>) -> Option<Range<u
     let parent = text[..line_start]
         .lines()
         .rev()
+        .take(200)
         .filter(|l| !l.trim().is_empty())
         .find(|l| {
             if own == 0 {
@@ -744,12 +745,8 @@ pub(super) fn generated_password(text: &str, mut value: Range<usize>) -> Option<
     const OPERATORS: &[&str] = &[
         "==", "!=", "+=", "-=", "*=", "=>", "->", "&&", "||", "::", "<=", ">=", "..",
     ];
-    let token_end = text[value.end..]
-        .find(char::is_whitespace)
-        .map_or(text.len(), |i| value.end + i);
-    let token_start = text[..value.start]
-        .rfind(char::is_whitespace)
-        .map_or(0, |i| i + 1);
+    let token_end = run_end(text, value.end, 256, char::is_whitespace);
+    let token_start = run_start(text, value.start, 256, char::is_whitespace);
     let token = &text[token_start..token_end];
     // A line of base64 (a public key's body) is no password.
     let base64 = token.len() >= 40
@@ -811,6 +808,31 @@ pub(super) fn generated_password(text: &str, mut value: Range<usize>) -> Option<
         && !is_placeholder(s)
         && !is_reference(s))
     .then_some(value)
+}
+
+/// Where the run of characters ending at `at` starts: after the last `stop` before it, but
+/// at most `limit` bytes back, so a check made at every find of a long line (a minified
+/// file) stays linear.
+fn run_start(text: &str, at: usize, limit: usize, stop: impl Fn(char) -> bool) -> usize {
+    let mut from = at.saturating_sub(limit);
+    while !text.is_char_boundary(from) {
+        from += 1;
+    }
+    text[from..at]
+        .char_indices()
+        .rev()
+        .find(|&(_, c)| stop(c))
+        .map_or(from, |(i, c)| from + i + c.len_utf8())
+}
+
+/// Where the run of characters starting at `at` ends: at the first `stop`, but at most
+/// `limit` bytes on.
+fn run_end(text: &str, at: usize, limit: usize, stop: impl Fn(char) -> bool) -> usize {
+    let mut to = (at + limit).min(text.len());
+    while !text.is_char_boundary(to) {
+        to -= 1;
+    }
+    text[at..to].find(stop).map_or(to, |i| at + i)
 }
 
 /// A Kubernetes bootstrap token: six and sixteen lower-case letters or digits, joined by a
