@@ -11,6 +11,12 @@ Files this script does not know (new sets) are left as they are.
 import json
 from pathlib import Path
 
+# Round 2 (2026-11-28): every part held out in round 1 has been looked at while tuning, so
+# all of it is tuned on now; only the fresh pair, written blind and committed alone, is held.
+ROUND = 2
+HELD_FILES = {"fresh.jsonl"}
+
+# Round 1: the families below were held out, and still get their `family` field.
 # Facts ----------------------------------------------------------------------------------
 HELD_FACT_LANGS = {"ja", "ko", "ru", "pt"}  # memloop/facts-multilingual
 HELD_PERSONA_OPENINGS = {"Their", "Has"}  # synthetic-persona-chat: possessive and "Has" facts
@@ -88,6 +94,9 @@ def main():
             items = load(path)
             before = [i.get("split") for i in items]
             items = fn(path.name, items)
+            if ROUND >= 2:
+                for it in items:
+                    it["split"] = "held" if path.name in HELD_FILES else "tune"
             save(path, items)
             h = sum(i["split"] == "held" for i in items)
             total += len(items)
