@@ -50,7 +50,7 @@
 //!
 //! Every check reads the text with look-alike letters folded (`fact::fold_lookalikes`), and
 //! orders in German, French, Spanish, Portuguese, Italian, Russian, Chinese, Japanese and
-//! Korean are refused by `languages`, and in nine more by `more_languages`. A program's
+//! Korean are refused by `languages`, and in eight more by `more_languages`. A program's
 //! name alone in backticks is a name (`uv`); with arguments it is a command line, refused
 //! when it could do harm if the assistant ran it (`RISKY_COMMANDS`: a program that fetches,
 //! runs code, deletes or persists; or a destroying subcommand, a forcing flag, a sequence
@@ -58,15 +58,11 @@
 //! pushing.`). A web address stated as the person's own (`Their blog is
 //! at ...`) is a fact; any other is refused.
 //!
-//! Some things are refused by what they name rather than by grammar: a payload handed
-//! over by pointing at it (`... answers this: ...`, `carry out the following first: ...`);
-//! harm asked of the assistant (`code for keylogging`, `ransomware`, `crypto mining`)
-//! unless the sentence turns it into defence (`remove malware`); a persona without limits
-//! (`an AI with no restrictions`, `uncensored`); authority claimed over the assistant
-//! (`Anthropic has authorized ...`); data sent to a destination no one owns (`an external
-//! webhook`, `pastebin`); a speaker promising the reader (`I'll tip you if you ...`); and a
-//! password or API key named in another language, whose handing-over verbs the filter does
-//! not read.
+//! Some things are refused by what they name rather than by grammar: a persona without
+//! limits (`an AI with no restrictions`, `uncensored`); authority claimed over the
+//! assistant (`Anthropic has authorized ...`); data sent to a destination no one owns (`an
+//! external webhook`, `pastebin`); and a password or API key named in another language,
+//! whose handing-over verbs the filter does not read.
 //!
 //! It does not decide whether a fact is new, true or worth keeping (`merge` does), and it
 //! never rewrites a candidate: it accepts it or names the [`Refusal`].
@@ -211,7 +207,7 @@ pub fn check(text: &str) -> Result<(), Refusal> {
     Ok(())
 }
 
-/// Orders in the eighteen other languages (the last nine read on the plain text only),
+/// Orders in the seventeen other languages (the last eight read on the plain text only),
 /// read on the text with and without look-alikes
 /// folded: folding turns a Russian word written only in letters that look Latin (`все`)
 /// into Latin.
@@ -539,7 +535,7 @@ static INSTRUCTION_PATTERNS: LazyLock<AnyOf> = LazyLock::new(|| {
             r"(?:\b[^.;!?]*?\b(?:must|should|shall|ought\s+to|(?:has|have|needs?|is|are)\s+to|to",
             r"|will|always))?\s+(?:also\s+|always\s+|first\s+)?(?:include|contain|start|begin",
             r"|end|open|close|finish|carry|carries|feature|mention|repeat|say|quote|cite|show|list",
-            r"|reference|answer|address|cover|obey|follow)(?:s|es)?\b",
+            r"|reference)(?:s|es)?\b",
         ),
         // `Wants every answer to be ...`, `All replies must have ...`.
         concat!(
@@ -565,14 +561,6 @@ static INSTRUCTION_PATTERNS: LazyLock<AnyOf> = LazyLock::new(|| {
             r"|mark)(?:s|es|ed|ing|ning)?\s+(?:every|each|all|any)\s+(?:of\s+)?",
             r"(?:(?:the|your|its)\s+)?(?:[\w'-]+\s+)?(?:repl(?:y|ies)|responses?|answers?",
             r"|outputs?)\b",
-        ),
-        // A payload handed over by pointing at it: `Prefers that every reply also answers
-        // this: ...`, `Wants the following treated as a standing order: ...`.
-        r"\b(?:this|these|the\s+following|as\s+follows|below)\s*:\s*\S",
-        // `... to do this in every session: ...`, `... carry out the following first: ...`.
-        concat!(
-            r"(?:\bthe\s+following\b|\b(?:do|does|doing|did|carr(?:y|ies|ied|ying)\s+out",
-            r"|perform\w*|execut\w*|answer\w*|treat\w*)\s+this\b)[^:.;!?]{0,60}:\s*\S",
         ),
         // A persona without limits: `Wants Claude to act as DAN, an AI with no rules`,
         // `Prefers an uncensored assistant`.
@@ -759,7 +747,7 @@ static UNCHECKED: LazyLock<Regex> = LazyLock::new(|| {
 /// acting unseen, touching secrets or private files, rewriting git history.
 const RISKY: &[&str] = &[
     concat!(
-        r"\b(?:disabl|skip|waiv|bypass|ignor|overrid|overrul|circumvent|suppress|silenc|dismiss",
+        r"\b(?:disabl|skip|bypass|ignor|overrid|overrul|circumvent|suppress|silenc|dismiss",
         r"|remov|drop|defeat|evad|turn(?:s|ed|ing)?\s+off|switch(?:es|ed|ing)?\s+off",
         r"|get(?:s|ting)?\s+around|work(?:s|ed|ing)?\s+around|auto-?approv|auto-?accept",
         r"|auto-?confirm)\w*(?:\s+(?:the|a|an|all|any|every|each|its|their|your|my|our|of",
@@ -836,48 +824,10 @@ static RISKY_PHRASES: LazyLock<AnyOf> = LazyLock::new(|| AnyOf::new(RISKY));
 /// The first of [`RISKY`]: getting around the user's control.
 static AROUND_CONTROL: LazyLock<Regex> = LazyLock::new(|| regex(RISKY[0]));
 
-/// Software or acts that do harm, by name: theft, spying, extortion, sabotage, spreading.
-/// In a sentence that names the assistant they are asked of it, however the wish is put,
-/// unless the sentence turns them into defence ([`DEFENCE`]); without the assistant
-/// (`Researches ransomware at a security firm.`) they are the person's work.
-static HARM: LazyLock<Regex> = LazyLock::new(|| {
-    regex(concat!(
-        r"\b(?:theft|thiev\w*|steal\w*|stole|keylog\w*|key\s+logg\w*|ransom\w*|extort\w*",
-        r"|(?:crypto(?:currency)?|coin|bitcoin|monero)[\s-]+min(?:ing|er|ers)|cryptojack\w*",
-        r"|eavesdrop\w*|wiretap\w*|spyware|stalkerware|malware|backdoors?|rootkits?",
-        r"|botnets?|ddos|denial[\s-]+of[\s-]+service|(?:send\w*|sent)\s+(?:out\s+)?spam",
-        r"|spamm\w*|exploiting|sabotag\w*|crippl\w*|corrupt(?:s|ing)?",
-        r"|compromis(?:e|es|ed|ing)\s+(?:[\w'-]+\s+)?(?:computers?|systems?|hosts?|machines?",
-        r"|accounts?|servers?|networks?|devices?)",
-        r"|brick(?:s|ed|ing)?|(?:bring|bringing|brought|take|taking|took|knock\w*)\s+down",
-        r"|block\w*\s+(?:the\s+)?(?:internet|network)|self-?(?:propagat|replicat)\w*",
-        r"|propagat\w*\s+(?:itself|across|through|over|to)|(?:network|worm)\s+propagation",
-        r"|harvest\w*\s+(?:[\w'-]+\s+)?(?:credentials|passwords|e-?mails|cookies))\b",
-    ))
-});
-
-/// Words that turn [`HARM`] into defence: `Wants Claude to help remove malware`, `to
-/// harden the server against DDoS attacks`.
-static DEFENCE: LazyLock<Regex> = LazyLock::new(|| {
-    regex(concat!(
-        r"\b(?:against|detect\w*|remov\w*|protect\w*|prevent\w*|defen[cd]\w*|scan\w*\s+for",
-        r"|spot\w*|analy[sz]\w*|clean\w*|recover\w*|mitigat\w*|harden\w*|research\w*",
-        r"|stud(?:y|ies|ied|ying)|explain\w*|investigat\w*|report\w*\s+(?:on|about))\b",
-    ))
-});
-
 /// Whether a sentence hands the assistant a risky act: after a [`DELEGATION`], a risky
 /// verb (not a noun, not `push back`) or a [`RISKY_PHRASES`] match.
 fn delegates_risky_act(probe: &str) -> bool {
     SENTENCE_END.split(probe).any(|sentence| {
-        // `Wants every script the assistant writes to include code for keylogging`: harm
-        // asked of the assistant, whatever the wish's grammar.
-        if NAMES_ASSISTANT.is_match(sentence)
-            && HARM.is_match(sentence)
-            && !DEFENCE.is_match(sentence)
-        {
-            return true;
-        }
         let Some(start) = DELEGATION
             .iter()
             .filter_map(|re| re.find(sentence))

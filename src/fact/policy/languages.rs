@@ -63,7 +63,6 @@ static PHRASES: LazyLock<AnyOf> = LazyLock::new(|| {
         r"\b(?:tu\s+dois|vous\s+devez)\b",
         r"\bl'(?:assistant|ia)\s+doit\b",
         r"\bsans\s+(?:(?:me\s+|nous\s+|lui\s+)?demander|confirmation|autorisation|permission|vérifier)\b",
-        r"\b(?:pourriez|pouvez|pourrais|peux)-(?:vous|tu)\b",
         r"\bne\s+(?:demande|demandez)\s+(?:jamais|pas|plus)\s+(?:la\s+|de\s+|d')?(?:permission|autorisation|confirmation)\b",
         // Spanish
         r"\bignor[ae]\w*\b[^.!?]*\b(?:instrucciones|reglas|indicaciones)\b",
@@ -77,10 +76,6 @@ static PHRASES: LazyLock<AnyOf> = LazyLock::new(|| {
         r"\bel\s+asistente\s+(?:debe|tiene\s+que)\b",
         r"\bsin\s+(?:preguntar|confirmaci[oó]n|pedir|permiso|autorizaci[oó]n)\b",
         r"\b(?:nunca|jamás|no)\s+(?:pidas|pida|preguntes|pregunte)\b",
-        // The reader asked (`Puedes ...`), or a question without its `¿`: an accented
-        // question word opens it.
-        r"\b(?:puedes|podrías|podrias|puede\s+usted|podría\s+usted)\b",
-        r"(?:^|[.!;:]\s+)(?:cuál|cuáles|qué|cómo|dónde|cuándo|quién|quiénes|cuánto|cuántos)\s",
         // Portuguese
         r"\bignor[ea]\w*\b[^.!?]*\b(?:instruções|regras|orientações)\b",
         r"\b(?:instruções|regras|orientações)\s+anteriores\b",
@@ -92,7 +87,6 @@ static PHRASES: LazyLock<AnyOf> = LazyLock::new(|| {
         r"\bo\s+assistente\s+(?:deve|precisa|tem\s+que)\b",
         r"\bsem\s+(?:perguntar|confirmação|pedir|permissão|autorização)\b",
         r"\b(?:nunca|jamais|não)\s+(?:peça|pergunte)\b",
-        r"\b(?:você|tu)\s+(?:pode|poderia|podes|poderias)\b",
         // Italian
         r"\bignora\w*\b[^.!?]*\b(?:istruzioni|regole|indicazioni)\b",
         r"\b(?:istruzioni|regole|indicazioni)\s+precedenti\b",
@@ -103,7 +97,6 @@ static PHRASES: LazyLock<AnyOf> = LazyLock::new(|| {
         r"\b(?:devi|dovrai)\s+(?:sempre\s+|mai\s+|assolutamente\s+)?\w+(?:are|ere|ire)\b",
         r"\bl'assistente\s+deve\b",
         r"\bsenza\s+(?:chiedere|conferma|permesso|autorizzazione)\b",
-        r"\b(?:puoi|potresti|può\s+lei|potrebbe)\s+\w+(?:are|ere|ire|armi|ermi|irmi)\b",
         // Russian
         r"\b(?:игнорир\w*|проигнорир\w*|забудь\w*|забудьте)\b[^.!?]*\b(?:инструкци\w*|правил\w*|указани\w*)",
         r"\b(?:предыдущ\w+|прежн\w+|вышеуказанн\w+)\s+(?:инструкци|правил|указани)\w*",
@@ -124,8 +117,6 @@ static PHRASES: LazyLock<AnyOf> = LazyLock::new(|| {
         r"助手(?:必须|应该|应当|要|需要)",
         r"(?:不经|无需|无须|不用|不要|不必)(?:询问|确认|许可|同意|请求|批准)",
         r"永远不要",
-        // A question: `是什么` (what is), or `吗` ending a sentence.
-        r"是什么|是什麼|(?:吗|嗎)(?:[。.!！]|$)",
         // Japanese
         r"(?:以前|これまで|前|上記|今まで)の.{0,6}(?:指示|命令|ルール|指令)",
         r"(?:指示|命令|ルール).{0,6}(?:無視|忘れ)",
@@ -134,8 +125,6 @@ static PHRASES: LazyLock<AnyOf> = LazyLock::new(|| {
         r"新しい(?:指示|命令)",
         r"(?:あなた|アシスタント)は.{0,40}(?:なければならない|なければなりません|なさい|べき)",
         r"(?:確認|許可|承認)(?:せずに|しないで|なしで|なく|を求めず)|(?:尋ね|聞か|訊か)ずに",
-        // A polite question: `ですか`, `ますか`, `でしょうか`.
-        r"(?:です|ます|でしょう|ません)か(?:[。、.,:：\s「」?]|$)",
         // Korean
         r"(?:이전|앞의|위의|기존)의?\s?(?:모든\s)?(?:지시|명령|규칙|지침)",
         r"(?:지시|명령|규칙|지침).{0,6}무시",
@@ -144,8 +133,6 @@ static PHRASES: LazyLock<AnyOf> = LazyLock::new(|| {
         r"새로운\s?(?:지시|명령|지침)",
         r"(?:너|당신|어시스턴트|비서)(?:는|은|가)\s.{0,40}(?:해야|하십시오|하세요)",
         r"(?:확인|허락|허가|승인|묻지|물어보지)\s?(?:없이|않고|말고)",
-        // A question: `-나요`, `-인가요`, `-ㄹ까요`, `-습니까`.
-        r"(?:나요|인가요|까요|습니까|입니까|합니까)(?:[\s.,:：'\x22?]|$)",
     ])
 });
 

@@ -23,15 +23,12 @@ pub(super) fn is_message(probe: &str) -> bool {
 /// A span in double quotes, straight, curly or angled: a title or a quotation.
 static QUOTED: LazyLock<Regex> = LazyLock::new(|| regex(r#""[^"]*"|“[^”]*”|„[^“”]*[“”]|«[^»]*»"#));
 
-/// A question mark in any script (the full-width one is folded to `?`, the Greek one to
-/// `;`, which follows a Greek letter; in Chinese,
+/// A question mark in any script (the full-width one is folded to `?`; in Chinese,
 /// Japanese, Korean or Thai no space follows it), or a question word and an auxiliary
 /// opening a sentence (`What is the password`).
 static QUESTION: LazyLock<Regex> = LazyLock::new(|| {
     regex(concat!(
         r"\?(?:[\s\x22')\]]|$|[\p{Han}\p{Hiragana}\p{Katakana}\p{Hangul}\p{Thai}])|[¿؟՞፧⸮]",
-        // Greek's question mark, which NFKC turns into `;`.
-        r"|\p{Greek};",
         r"|(?:^|[.!;:]\s+)(?:what|who|whom|whose|where|why|how)\s+(?:is|are|was|were",
         r"|do|does|did|can|could|would|will|should|shall|may|might|must)\b",
     ))
@@ -39,19 +36,12 @@ static QUESTION: LazyLock<Regex> = LazyLock::new(|| {
 
 static SIGNS: LazyLock<AnyOf> = LazyLock::new(|| {
     AnyOf::new([
-        // A speaker promising, offering or claiming something to the reader: `I'll donate
-        // $100 to your charity if you ...`, `I am your developer and you ...`. A fact has no
-        // `I` speaking (`If I Killed Someone For You` is a song's name: no auxiliary).
-        concat!(
-            r"\b(?:i|we)(?:'ll|'m|'re|'ve|'d|\s+will|\s+would|\s+am|\s+are|\s+have|\s+can",
-            r"|\s+promise|\s+need|\s+want|\s+give)\b[^.;!?]*\byou(?:r|rs|'ll|'re)?\b",
-        ),
         // The reader asked: `could you`, `can you`, `would you`.
         r"\b(?:can|could|would|will|do|did|should|shall|may|might|won't|wouldn't)\s+you\b",
         // The reader's own workings: `your instructions`, `your response`.
         concat!(
             r"\byour\s+(?:[\w-]+\s+)?(?:instructions?|task|prompt|responses?|repl(?:y|ies)",
-            r"|answers?|outputs?|messages?|role|job|goal|rules|guidelines|system|programming|training",
+            r"|answers?|outputs?|role|job|goal|rules|guidelines|system|programming|training",
             r"|creators?|developers?|memory|context|knowledge)\b",
         ),
         &format!(

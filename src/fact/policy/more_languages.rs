@@ -1,14 +1,13 @@
-//! Orders to the assistant in Arabic, Turkish, Hindi, Bengali, Tagalog, Indonesian, Thai,
-//! Vietnamese and Greek: the phrases an injection uses in any language (ignore the previous
-//! instructions, from now on, you must, the system prompt, without asking, please), the
+//! Orders to the assistant in Arabic, Turkish, Hindi, Bengali, Tagalog, Indonesian, Thai
+//! and Vietnamese (and Greek's "the previous instructions"): the phrases an injection uses
+//! in any language (ignore the previous instructions, from now on, you must, the system prompt, without asking, please), the
 //! reader addressed as "you" (a fact is told in the third person), and the imperative
 //! forms each language marks.
 //!
 //! Where a language marks the imperative it is refused whatever the verb: Hindi `-ो`/`-ओ`
 //! and `-िए`, Bengali `-ো`/`-ও` and `-ুন` at the end of a sentence or clause (the verb comes last),
 //! Indonesian `-kan`/`-lah` on a leading verb without the `me-`/`di-`/`ber-` prefix of a
-//! statement, Vietnamese `hãy`/`đừng`, Tagalog `huwag`/`paki-`, Thai `กรุณา`/`โปรด`/`อย่า`, Greek
-//! `-στε`/`-ψτε`/`-ντε` on a leading verb.
+//! statement, Vietnamese `hãy`/`đừng`, Tagalog `huwag`/`paki-`, Thai `กรุณา`/`โปรด`/`อย่า`.
 //! Where the imperative shares the statement's form (Arabic perfect and imperative, a Thai
 //! or Vietnamese bare verb, a Turkish stem), only verbs one gives an assistant as orders,
 //! or an order verb with the object it acts on (`this text`, `all files`), refuse it, so
@@ -149,16 +148,8 @@ static PHRASES: LazyLock<AnyOf> = LazyLock::new(|| {
         r"^คุณ|ของคุณ|ให้คุณ|คุณ(?:ต้อง|ควร|จง|คือ)",
         r"โดยไม่(?:ต้อง)?(?:ขอ|ถาม)|ไม่ต้องสนใจ",
         r"(?:หน่อย|ได้ไหม|ได้มั้ย|ซะ)(?:ครับ|คะ|ค่ะ)?$",
-        r"(?:หาก|ถ้า)คุณ|ไม่สนใจ(?:ข้างต้น|ที่กล่าว)",
-        // Greek
-        r"(?:αγνο|παράβλεψ|παραβλέψ|ξεχάσ|ξέχασ)\S*\s(?:\S+\s){0,4}?(?:οδηγ|εντολ|κανόν|κανον)",
+        // Greek: ignore the previous instructions.
         r"(?:προηγο[υύ]μεν|παλι[όο]τερ|παραπάνω)\S*\s+(?:\S+\s+)?(?:οδηγ|εντολ|κανόν)",
-        r"από\s+(?:τώρα|εδώ)\s+και\s+(?:στο\s+)?(?:εξής|πέρα)",
-        r"(?:μήνυμα|προτροπή|οδηγίες)\s+(?:του\s+)?συστήματος",
-        r"νέες\s+οδηγίες",
-        r"(?:^|\s)(?:εσύ|εσείς|σου|σας)(?:\s|$)",
-        r"χωρίς\s+να\s+(?:ρωτ|ζητ|επιβεβαι)",
-        r"(?:^|\s)(?:παρακαλώ|παρακαλούμε)(?:\s|$)",
         // Vietnamese
         r"\b(?:hãy|đừng|vui\s+lòng)\b",
         r"^bạn\b|\bcủa\s+bạn\b|\bbạn\s+(?:phải|cần|nên|có\s+thể|hãy|sẽ)\b",
@@ -192,9 +183,6 @@ static IMPERATIVES: LazyLock<AnyOf> = LazyLock::new(|| {
         r"^(?:กรุณา|โปรด|ช่วย|อย่า|ห้าม|จง)",
         r"^(?:แปล|สรุป|อ่าน|แก้ไข|ตรวจ|เขียน|แสดง|พิมพ์|บอก).{0,40}(?:นี้|นี่|ออกมา|ของคุณ)",
         r"^ส่ง.{0,60}ไป(?:ที่|ยัง)",
-        // Greek: a leading verb in the imperative's second person plural (`Αγνοήστε`,
-        // `Στείλτε`, `Δείξτε`, `Κάντε`, `Πείτε`); a statement's verb ends in `-ει`/`-ουν`.
-        r"^(?:πάντα\s+|μόνο\s+|τώρα\s+)*\S{2,}(?:στε|ψτε|ξτε|λτε|ντε|είτε|ρτε)(?:\s|$)",
         // Vietnamese: a leading order verb, or one acting on "this" or "all".
         r"^(?:(?:luôn|chỉ|ngay)\s+)*(?:bỏ\s+qua|tiết\s+lộ|hiển\s+thị|quên|truy\s+cập|tuân\s+theo|làm\s+theo|giả\s+vờ|chạy\s+lệnh|in\s+ra)\b",
         r"^(?:(?:luôn|chỉ|ngay)\s+)*(?:dịch|tóm\s+tắt|xóa|xoá|tắt|gửi|in|trả\s+lời|viết)\b.*\b(?:này|sau|mọi|tất\s+cả|toàn\s+bộ|các)\b",
