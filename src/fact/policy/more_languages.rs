@@ -150,6 +150,8 @@ static PHRASES: LazyLock<AnyOf> = LazyLock::new(|| {
         r"(?:หน่อย|ได้ไหม|ได้มั้ย|ซะ)(?:ครับ|คะ|ค่ะ)?$",
         // Greek: ignore the previous instructions.
         r"(?:προηγο[υύ]μεν|παλι[όο]τερ|παραπάνω)\S*\s+(?:\S+\s+)?(?:οδηγ|εντολ|κανόν)",
+        // Romanian, Polish, Czech, Dutch, Swedish, Finnish, Swahili: instructions ignored.
+        r"\b(?:ignor[aăe]\w*|zignoruj\w*|ignoruj\w*|negeer\w*|ignorera|ohita|puuza)\b[^.!?]*\b(?:instruc\w*|polece\w*|instrukc\w*|pokyn\w*|instructies|instruktion\w*|ohje\w*|maagizo|maelekezo)",
         // Vietnamese
         r"\b(?:hãy|đừng|vui\s+lòng)\b",
         r"^bạn\b|\bcủa\s+bạn\b|\bbạn\s+(?:phải|cần|nên|có\s+thể|hãy|sẽ)\b",
