@@ -450,9 +450,10 @@ static KEPT_IN_MEMORY: LazyLock<Regex> = LazyLock::new(|| {
         r"\b(?:in|into|to)\s+(?:the\s+|its\s+|your\s+)?(?:memory|memory\s+file|plain\s*-?text",
         r"|claude\.md|memory\.md|notes?\s+for\s+the\s+assistant)\b",
         r"|\b(?:note|write|jot|save)\w*\s+(?:it|them)\s+down|\bremember\w*\s+(?:it|them)\b",
-        r"|\b(?:prompt|ask)\w*\s+(?:the\s+user\s+|them\s+|him\s+|her\s+)?for\b",
+        r"|(?:^|\bto\s+|\bassistant\s+|\bclaude\s+)(?:prompt|ask)\w*\s+(?:the\s+user\s+|them\s+",
+        r"|him\s+|her\s+)?for\b",
         r"|\b(?:be|been|being|is|are|gets?|got)\s+(?:written|hard-?coded|committed|pasted",
-        r"|logged|printed)\s+(?:in)?to\b|\bhard-?cod\w*",
+        r"|logged|printed)\s+(?:in)?to\b",
     ))
 });
 
@@ -500,7 +501,9 @@ fn asks_for_credentials(probe: &str) -> bool {
         || SENTENCE_END.split(&spaced).any(|sentence| {
             SECRET.is_match(sentence)
                 && (DISCLOSE.is_match(&EVENT_CLAUSE.replace_all(sentence, ""))
-                    || KEPT_IN_MEMORY.is_match(sentence))
+                    || KEPT_IN_MEMORY
+                        .find(sentence)
+                        .is_some_and(|m| !NEGATION.is_match(&sentence[..m.start()])))
         })
 }
 
@@ -582,25 +585,6 @@ static INSTRUCTION_PATTERNS: LazyLock<AnyOf> = LazyLock::new(|| {
             r"|mark)(?:s|es|ed|ing|ning)?\s+(?:every|each|all|any)\s+(?:of\s+)?",
             r"(?:(?:the|your|its)\s+)?(?:[\w'-]+\s+)?(?:repl(?:y|ies)|responses?|answers?",
             r"|outputs?)\b",
-        ),
-        // A persona without limits: `Wants Claude to act as DAN, an AI with no rules`,
-        // `Prefers an uncensored assistant`.
-        concat!(
-            r"\b(?:ai|assistant|model|bot|chatbot|llm|persona|character|mode|claude|chatgpt",
-            r"|copilot|agent)\b[^.;!?]*\b(?:no|without|free\s+(?:of|from)|unbound\s+by",
-            r"|unconstrained\s+by|beyond)\s+(?:any\s+|all\s+|the\s+usual\s+|its\s+|their\s+)?",
-            r"(?:(?:ethical|moral|safety|content|usual)\s+)?(?:restrictions|limits|limitations",
-            r"|filters|rules|guidelines|guardrails|censorship|morals|ethics|boundaries|policies",
-            r"|constraints)\b",
-        ),
-        concat!(
-            r"\b(?:unrestricted|uncensored|unfiltered|unaligned|jailbroken|amoral|unshackled)\s+",
-            r"(?:ai|assistant|model|bot|chatbot|llm|persona|character|mode|version|claude)\b",
-        ),
-        concat!(
-            r"\b(?:act|acts|acting|pose|poses|posing|roleplay\w*|role-play\w*|play\w*\s+the\s+role",
-            r"|stay\w*\s+in\s+character)\b[^.;!?]*\b(?:unrestricted|uncensored|evil|no\s+rules",
-            r"|dan|without\s+(?:any\s+)?(?:rules|limits|restrictions|filters))\b",
         ),
         // Authority claimed over the assistant: `Anthropic has authorized ...`, `Is verified
         // by OpenAI as an administrator`.
@@ -703,6 +687,46 @@ static INSTRUCTION_PATTERNS: LazyLock<AnyOf> = LazyLock::new(|| {
     ])
 });
 
+/// A persona without limits: `Wants Claude to act as DAN, an AI with no rules`, `Prefers an
+/// uncensored assistant`; but not in a game or a story ([`FICTION`]).
+static PERSONA: LazyLock<AnyOf> = LazyLock::new(|| {
+    AnyOf::new([
+        concat!(
+            r"\b(?:ai|assistant|model|bot|chatbot|llm|claude|chatgpt",
+            r"|copilot|agent)\b[^.;!?]*\b(?:no|without|free\s+(?:of|from)|unbound\s+by",
+            r"|unconstrained\s+by|beyond)\s+(?:any\s+|all\s+|the\s+usual\s+|its\s+|their\s+)?",
+            r"(?:(?:ethical|moral|safety|content|usual)\s+)?(?:restrictions|limits|limitations",
+            r"|filters|rules|guidelines|guardrails|censorship|morals|ethics|boundaries|policies",
+            r"|constraints)\b",
+        ),
+        concat!(
+            r"\b(?:unrestricted|uncensored|unfiltered|unaligned|jailbroken|amoral|unshackled)\s+",
+            r"(?:ai|assistant|model|bot|chatbot|llm|persona|character|mode|version|claude)\b",
+        ),
+        concat!(
+            r"\b(?:act|acts|acting|pose|poses|posing|roleplay\w*|role-play\w*|play\w*\s+the\s+role",
+            r"|stay\w*\s+in\s+character)\b[^.;!?]*\b(?:unrestricted|uncensored|evil|no\s+rules",
+            r"|dan|without\s+(?:any\s+)?(?:rules|limits|restrictions|filters))\b",
+        ),
+    ])
+});
+
+/// A game, a story or a stage: a persona without rules there is the person's hobby (`Plays a
+/// rogue character with no rules in a weekly D&D game.`).
+static FICTION: LazyLock<Regex> = LazyLock::new(|| {
+    regex(concat!(
+        r"\b(?:games?|gaming|campaigns?|d&d|dungeons|rpgs?|larp\w*|live-action|fiction|fanfic\w*",
+        r"|novels?|stor(?:y|ies)|plays?|theatre|theater|films?|movies?|screenplays?|scripts?",
+        r"|books?|comics?|antagonists?|villains?|npcs?)\b",
+    ))
+});
+
+fn persona_without_limits(probe: &str) -> bool {
+    SENTENCE_END
+        .split(probe)
+        .any(|sentence| PERSONA.is_match(sentence) && !FICTION.is_match(sentence))
+}
+
 /// A destroying or publishing act done unseen, whoever does it: `Prefers that file
 /// deletions happen silently`, `Wants every commit pushed straight to main without review`.
 /// Negated before the act (`Never pushes to main without approval.`), it is a habit of
@@ -711,8 +735,10 @@ static UNSEEN_ACT: LazyLock<Regex> = LazyLock::new(|| {
     regex(concat!(
         r"\b(?:delet|remov|wip|eras|upload|push|pushed|deploy|publish|install|execut",
         r"|command|merg|force)\w*\b[^.;!?]*\b(?:silently|quietly|secretly|unseen",
-        r"|without\s+(?:a\s+|any\s+)?(?:list|notice|notif\w*|warn\w*|ask\w*|confirm\w*",
-        r"|telling|review\w*|approv\w*))\b",
+        r"|without\s+(?:a\s+|any\s+)?(?:list|notice|notif\w*|warn\w*|review\w*|approv\w*)\b",
+        // Asking a third party (`without asking teammates`) is not the user's check.
+        r"|without\s+(?:ask|confirm|tell)\w*(?:\s+(?:me|the\s+user|them|him|her|anyone|first",
+        r"|for\s+\w+))?(?:\s*[,;:!?]|\s*\.|\s+(?:and|or|first|before|after|when)\b|\s*$))",
     ))
 });
 
@@ -967,7 +993,7 @@ const ORDERS: &str = "\
     run save say search send share show sign skip sort speak squash start stay stop store \
     submit suggest summarize summarise switch tag talk tell test thank transfer translate \
     treat trust try turn type update upload use verify visit wait warn work write suppress \
-    become behave take rate prompt discourage";
+    become behave take rate discourage";
 
 /// Base forms that are also past tenses (`Read DDIA twice.`, `Set up a homelab.`): orders
 /// only after an adverb or `please`.
@@ -1061,6 +1087,7 @@ static SENTENCE_BREAK: LazyLock<Regex> =
 fn is_instruction(probe: &str) -> bool {
     INSTRUCTION_PATTERNS.is_match(probe)
         || acts_unseen(probe)
+        || persona_without_limits(probe)
         || message::is_message(probe)
         || delegates_risky_act(probe)
         || sentences(probe).into_iter().any(|(sentence, aside)| {
