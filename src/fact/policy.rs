@@ -501,9 +501,7 @@ fn asks_for_credentials(probe: &str) -> bool {
         || SENTENCE_END.split(&spaced).any(|sentence| {
             SECRET.is_match(sentence)
                 && (DISCLOSE.is_match(&EVENT_CLAUSE.replace_all(sentence, ""))
-                    || KEPT_IN_MEMORY
-                        .find(sentence)
-                        .is_some_and(|m| !NEGATION.is_match(&sentence[..m.start()])))
+                    || unnegated(&KEPT_IN_MEMORY, sentence))
         })
 }
 
@@ -738,18 +736,22 @@ static UNSEEN_ACT: LazyLock<Regex> = LazyLock::new(|| {
         r"|without\s+(?:a\s+|any\s+)?(?:list|notice|notif\w*|warn\w*|review\w*|approv\w*)\b",
         // Asking a third party (`without asking teammates`) is not the user's check.
         r"|without\s+(?:ask|confirm|tell)\w*(?:\s+(?:me|the\s+user|them|him|her|anyone|first",
-        r"|for\s+\w+))?(?:\s*[,;:!?]|\s*\.|\s+(?:and|or|first|before|after|when)\b|\s*$))",
+        r"|for\s+\w+))?(?:\s*[,;:!?.]|\s+(?:and|or|first|before|after|when)\b|\s*$))",
     ))
 });
 
-static NEGATION: LazyLock<Regex> = LazyLock::new(|| regex(r"\b(?:never|not|no|n't|nor)\b|n't\b"));
+static NEGATION: LazyLock<Regex> = LazyLock::new(|| regex(r"\b(?:never|not|no|nor)\b|n't\b"));
+
+/// Whether `re` matches in `sentence` with no negation before its first match.
+fn unnegated(re: &Regex, sentence: &str) -> bool {
+    re.find(sentence)
+        .is_some_and(|m| !NEGATION.is_match(&sentence[..m.start()]))
+}
 
 fn acts_unseen(probe: &str) -> bool {
-    SENTENCE_END.split(probe).any(|sentence| {
-        UNSEEN_ACT
-            .find(sentence)
-            .is_some_and(|m| !NEGATION.is_match(&sentence[..m.start()]))
-    })
+    SENTENCE_END
+        .split(probe)
+        .any(|sentence| unnegated(&UNSEEN_ACT, sentence))
 }
 
 /// The assistant by name, or `you`. Generic nouns (`model`, `agent`, `AI`, `bot`) only
