@@ -1098,12 +1098,31 @@ fn is_instruction(probe: &str) -> bool {
         })
 }
 
-/// Each sentence or clause, and whether it sits inside parentheses.
+/// Each sentence or clause, and whether it sits inside parentheses. Parentheses right
+/// after a word around one bare token are a call's (`getLogger(__name__)`,
+/// `#[cfg(test)]`), part of the clause; a call's quoted arguments are still read apart.
 fn sentences(probe: &str) -> Vec<(&str, bool)> {
     let mut out = Vec::new();
     let mut start = 0;
     let mut aside = false;
+    let mut call_ends = None;
     for m in SENTENCE_BREAK.find_iter(probe) {
+        if call_ends == Some(m.start()) {
+            call_ends = None;
+            continue;
+        }
+        if m.as_str() == "("
+            && probe[..m.start()]
+                .chars()
+                .next_back()
+                .is_some_and(|c| c.is_alphanumeric() || c == '_')
+            && let Some(len) = probe[m.end()..].find(')')
+            && !probe[m.end()..m.end() + len]
+                .contains(|c: char| c.is_whitespace() || matches!(c, '"' | '\'' | '('))
+        {
+            call_ends = Some(m.end() + len);
+            continue;
+        }
         out.push((&probe[start..m.start()], aside));
         aside = m.as_str() == "(";
         start = m.end();
@@ -1262,6 +1281,7 @@ fn reads_as_statement(word: &str) -> bool {
     listed(FINITE, word)
         || listed(NOT_ORDERS, word)
         || listed(PAST_FORMS, word)
+        || prefixed_past(word)
         || word.ends_with("n't")
         || word.bytes().all(|b| b.is_ascii_digit())
         || (suffix(&["ed"], 4) && !word.ends_with("eed"))
@@ -1269,6 +1289,14 @@ fn reads_as_statement(word: &str) -> bool {
         || (suffix(&["s"], 3) && !word.ends_with("ss") && !word.ends_with("us"))
         || suffix(&["ous", "ful", "ly", "able", "ible"], 5)
         || suffix(&["less"], 6)
+}
+
+/// An irregular past form after a prefix: `rebuilt`, `rewrote`, `withheld`, `misled`.
+fn prefixed_past(word: &str) -> bool {
+    ["re", "un", "mis", "out", "over", "under", "with", "fore"]
+        .iter()
+        .filter_map(|prefix| word.strip_prefix(prefix))
+        .any(|rest| rest.len() >= 3 && listed(PAST_FORMS, rest))
 }
 
 /// Whether the leading base-form verb is really a noun heading a subject.
