@@ -14,8 +14,9 @@ from pathlib import Path
 # Round 2 (2026-11-28): every part held out in round 1 has been looked at while tuning, so
 # all of it is tuned on now; only the fresh pair, written blind and committed alone, is held.
 # Round 3 (the same day): the fresh pair is tuned on in turn; only fresh3 is held.
-ROUND = 3
-HELD_FILES = {"fresh3.jsonl"}
+# Round 4 (the same day): fresh3 is tuned on in turn; only fresh4 is held.
+ROUND = 4
+HELD_FILES = {"fresh4.jsonl"}
 
 # Round 1: the families below were held out, and still get their `family` field.
 # Facts ----------------------------------------------------------------------------------
