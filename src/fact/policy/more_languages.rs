@@ -1,5 +1,7 @@
 //! Orders to the assistant in Arabic, Turkish, Hindi, Bengali, Tagalog, Indonesian, Thai
-//! and Vietnamese (and Greek's "the previous instructions"): the phrases an injection uses
+//! and Vietnamese (and "the previous instructions" in Greek, and in Norwegian, Danish,
+//! Swedish, Hungarian, Estonian, Lithuanian, Latvian, Slovak, Czech, Serbian, Croatian and
+//! Bulgarian): the phrases an injection uses
 //! in any language (ignore the previous instructions, from now on, you must, the system prompt, without asking, please), the
 //! reader addressed as "you" (a fact is told in the third person), and the imperative
 //! forms each language marks.
@@ -152,6 +154,14 @@ static PHRASES: LazyLock<AnyOf> = LazyLock::new(|| {
         r"(?:προηγο[υύ]μεν|παλι[όο]τερ|παραπάνω)\S*\s+(?:\S+\s+)?(?:οδηγ|εντολ|κανόν)",
         // Romanian, Polish, Czech, Dutch, Swedish, Finnish, Swahili: instructions ignored.
         r"\b(?:ignor[aăe]\w*|zignoruj\w*|ignoruj\w*|negeer\w*|ignorera|ohita|puuza)\b[^.!?]*\b(?:instruc\w*|polece\w*|instrukc\w*|pokyn\w*|instructies|instruktion\w*|ohje\w*|maagizo|maelekezo)",
+        // Norwegian, Danish, Swedish, Hungarian, Estonian, Lithuanian, Latvian, Slovak,
+        // Czech, Serbian, Croatian, Bulgarian: the previous instructions or rules.
+        concat!(
+            r"(?:\b(?:tidligere|tidigare|korábbi|varasem\w*|ankstesn\w*|iepriekšēj\w*|predchádzajúc\w*",
+            r"|předchozí\w*|prethodn\w*)|(?:^|\s)(?:претходн|предишн)\S*)\s+(?:\S+\s+)?",
+            r"(?:\b(?:instru[ck]\w*|regl\w*|regler|utasítás\w*|juhis\w*|uput\w*|pokyn\w*",
+            r"|norādījum\w*|nurodym\w*)|(?:упутств|упатств|инструкци|указани|правил)\S*)",
+        ),
         // Vietnamese
         r"\b(?:hãy|đừng|vui\s+lòng)\b",
         r"^bạn\b|\bcủa\s+bạn\b|\bbạn\s+(?:phải|cần|nên|có\s+thể|hãy|sẽ)\b",
