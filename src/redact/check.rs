@@ -146,17 +146,18 @@ pub(super) fn sql_or_flag_password(text: &str, value: Range<usize>) -> Option<Ra
 /// A quoted argument of a call named for a login (`PlainAuth`, `Connection`, `simple_bind_s`,
 /// `login`) that reads as generated: the call is the innermost one still open on the line.
 pub(super) fn login_call_argument(text: &str, value: Range<usize>) -> Option<Range<usize>> {
-    const NAMES: &[&str] = &["auth", "login", "connect", "credential", "bind"];
+    const NAMES: &[&str] = &["auth", "login", "connect", "credential", "bind", "wifi"];
     let line_start = run_start(text, value.start, 512, |c| c == '\n');
     let before = &text.as_bytes()[line_start..value.start];
     let mut depth = 0usize;
+    // A call's parentheses, or a C++ initialiser's braces (`cpr::Authentication{…}`).
     let open = before.iter().rposition(|&b| match b {
-        b')' => {
+        b')' | b'}' => {
             depth += 1;
             false
         }
-        b'(' if depth == 0 => true,
-        b'(' => {
+        b'(' | b'{' if depth == 0 => true,
+        b'(' | b'{' => {
             depth -= 1;
             false
         }
@@ -170,8 +171,64 @@ pub(super) fn login_call_argument(text: &str, value: Range<usize>) -> Option<Ran
     let s = &text[value.clone()];
     let lower_random =
         s.len() >= 12 && s.bytes().all(|b| b.is_ascii_lowercase()) && vowel_share(s) < 0.3;
-    (NAMES.iter().any(|n| name.contains(n)) && (reads_generated(s) || lower_random))
+    (NAMES.iter().any(|n| name.contains(n))
+        && (reads_generated(s) || reads_typed(s) || lower_random))
         .then_some(value)
+}
+
+/// A value of a shell array named for secrets: the nearest `NAME=(` before it names a
+/// password, a secret, a token or a key, and no `)` closes it in between.
+pub(super) fn in_secret_array(text: &str, value: Range<usize>) -> Option<Range<usize>> {
+    let before = &text[..value.start];
+    let open = before.rfind("=(")?;
+    if before[open..].contains(')') {
+        return None;
+    }
+    let name_start = before[..open]
+        .rfind(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+        .map_or(0, |i| i + 1);
+    let name = before[name_start..open].to_ascii_lowercase();
+    let secret = ["pass", "pwd", "secret", "token", "key"]
+        .iter()
+        .any(|w| name.contains(w));
+    (secret && !name.is_empty())
+        .then(|| password_value(text, value))
+        .flatten()
+}
+
+/// A password told in pieces "without the spaces": the pieces joined must read as typed
+/// or generated, so words of prose (`in the manager`) stay.
+pub(super) fn spaced_password(text: &str, value: Range<usize>) -> Option<Range<usize>> {
+    let joined: String = text[value.clone()].split_whitespace().collect();
+    (reads_typed(&joined) || reads_generated(&joined)).then_some(value)
+}
+
+/// Letters and digits both, and nothing else.
+fn letters_and_digits(s: &str) -> bool {
+    s.bytes().all(|b| b.is_ascii_alphanumeric())
+        && s.bytes().any(|b| b.is_ascii_digit())
+        && s.bytes().any(|b| b.is_ascii_alphabetic())
+}
+
+/// A value named as a password by its place (a config line `KEY VALUE`, `-p` after `-u
+/// NAME`) but not a word of prose (`password protected`, `mysql -u root -p shop`): eight
+/// characters or more that read as typed or generated, hold letters and digits, or are
+/// twelve lower-case letters (an app password) that no English ending marks as a word.
+pub(super) fn typed_value(text: &str, value: Range<usize>) -> Option<Range<usize>> {
+    let s = &text[value.clone()];
+    let lower_letters = s.len() >= 12
+        && s.bytes().all(|b| b.is_ascii_lowercase())
+        && ![
+            "ing", "tion", "ed", "ly", "ment", "ness", "able", "ible", "ies", "ers",
+        ]
+        .iter()
+        .any(|end| s.ends_with(end));
+    (s.len() >= 8
+        && !is_placeholder(s)
+        && !is_reference(s)
+        && !is_path(s)
+        && (reads_typed(s) || reads_generated(s) || lower_letters || letters_and_digits(s)))
+    .then_some(value)
 }
 
 /// A value of a block or section named for secrets: the nearest line before it indented
@@ -179,7 +236,15 @@ pub(super) fn login_call_argument(text: &str, value: Range<usize>) -> Option<Ran
 /// secrets, credentials or passwords; the value is then read as a password's, and a word
 /// or anything under six characters is none.
 pub(super) fn in_secret_block(text: &str, value: Range<usize>) -> Option<Range<usize>> {
-    const NAMES: &[&str] = &["tokens", "secrets", "credentials", "passwords"];
+    const NAMES: &[&str] = &[
+        "tokens",
+        "secrets",
+        "credentials",
+        "passwords",
+        "token",
+        "secret",
+        "oauth",
+    ];
     let indent = |line: &str| line.len() - line.trim_start_matches([' ', '\t']).len();
     let line_start = text[..value.start].rfind('\n').map_or(0, |i| i + 1);
     let own = indent(&text[line_start..value.start]);
@@ -216,7 +281,9 @@ pub(super) fn in_secret_block(text: &str, value: Range<usize>) -> Option<Range<u
         .bytes()
         .all(|b| b.is_ascii_alphabetic() || matches!(b, b'-' | b'_' | b'.'))
         && !random_letters(s);
-    (s.len() >= 6 && !word).then_some(value)
+    // A number is a time or a count there (`expires_at: 1234567890`).
+    let number = s.bytes().all(|b| b.is_ascii_digit());
+    (s.len() >= 6 && !word && !number).then_some(value)
 }
 
 /// The answer to a security question: quoted, anything; bare, a word of three letters or
@@ -899,7 +966,16 @@ pub(super) fn generated_word_in(text: &str, label: Range<usize>) -> Option<Range
                         '.', ',', ';', ':', '!', '?', ')', ']', '}', '>', '"', '\'', '`', '»', '”',
                     ]);
                 let offset = word.find(trimmed).unwrap_or(0);
-                let loose = std::mem::take(&mut next_is_value) && reads_typed(trimmed);
+                // After a label in another script (`رمز عبور مودم … هست`), a word in Latin
+                // letters among that script's words is the value wherever it stands.
+                let foreign = !label_word.is_ascii()
+                    && trimmed.len() >= 8
+                    && trimmed.bytes().all(|b| b.is_ascii_alphanumeric())
+                    && (trimmed.bytes().any(|b| b.is_ascii_digit())
+                        || (trimmed.bytes().any(|b| b.is_ascii_uppercase())
+                            && trimmed.bytes().any(|b| b.is_ascii_lowercase())));
+                let said_next = std::mem::take(&mut next_is_value);
+                let loose = foreign || (said_next && reads_typed(trimmed));
                 if loose || reads_generated(trimmed) {
                     let at = window.start + from + offset;
                     return Some(at..at + trimmed.len());
@@ -936,6 +1012,14 @@ fn introduces_value(word: &str) -> bool {
         "είναι",
         "ήταν",
         "hai",
+        "e",
+        "este",
+        "és",
+        "er",
+        "ialah",
+        "ni",
+        "היא",
+        "הוא",
     ];
     matches!(word, ":" | "=" | "-" | "–" | "—")
         || word.ends_with(':')

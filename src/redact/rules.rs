@@ -55,11 +55,12 @@ use regex::Regex;
 
 use super::check::{
     answer_value, bare_bearer, delimited_password, generated_flag_value, generated_password,
-    generated_token, generated_word_in, high_entropy, in_secret_block, keep, keyed_token,
-    login_call_argument, made_up_words, mixed_case_with_digits, not_documentation_example,
-    passphrase_value, password_flag, password_value, pin_digits, prefixed_random_token,
-    prose_value, random_looking, random_token, recovery_codes, short_password_value, sk_key,
-    slack_token, sql_or_flag_password, token_flag, token_value, url_password, url_signature,
+    generated_token, generated_word_in, high_entropy, in_secret_array, in_secret_block, keep,
+    keyed_token, login_call_argument, made_up_words, mixed_case_with_digits,
+    not_documentation_example, passphrase_value, password_flag, password_value, pin_digits,
+    prefixed_random_token, prose_value, random_looking, random_token, recovery_codes,
+    short_password_value, sk_key, slack_token, spaced_password, sql_or_flag_password, token_flag,
+    token_value, typed_value, url_password, url_signature,
 };
 use super::compile;
 use super::services;
@@ -228,7 +229,7 @@ pub(super) const SPECS: &[Spec] = &[
         // also the code of an alarm, a door, a gate, a safe or a lock, a combination
         // (`47-56-46`), and digits typed on a keypad before `#`.
         pattern: Pattern::Regex(
-            r#"(?-u:\b)(?:(?:PIN|[Pp]in|PUK2?|[Pp]uk2?|PASSCODE|[Pp]asscode|[Pp]ass code|(?:[Aa]larm|[Dd]oor|[Gg]ate|[Gg]arage|[Ss]afe|[Ll]ock|[Kk]eypad|[Ee]ntry|[Bb]uilding|[Ss]ecurity|[Aa]ccess) code)(?:[ -]?(?:[Cc]ode|[Nn]umber|CODE|NUMBER))?(?:[ \t]+(?:for|at|of|on|to)[ \t]+[^\r\n]{1,40}?)?(?:[ \t]*(?::=|=|:)|[ \t]+(?:is|was))[ \t]*["'`]?([0-9]{4,8})(?-u:\b)|[Cc]ombination(?:[ \t]+(?:for|at|of|on|to)[ \t]+[^\r\n]{1,40}?)?(?:[ \t]*[:=]|[ \t]+(?:is|was))[ \t]*([0-9]{4,8}|[0-9]{1,3}(?:-[0-9]{1,3}){2,4})(?-u:\b)|(?:[Tt]ype|[Ee]nter|[Dd]ial|[Pp]unch in)[ \t]+([0-9]{4,8})#)"#,
+            r#"(?-u:\b)(?:(?:PIN|[Pp]in|PUK2?|[Pp]uk2?|PASSCODE|[Pp]asscode|[Pp]ass code|(?:[Aa]larm|[Dd]oor|[Gg]ate|[Gg]arage|[Ss]afe|[Ll]ock|[Kk]eypad|[Ee]ntry|[Bb]uilding|[Ss]ecurity|[Aa]ccess) code)(?:[ -]?(?:[Cc]ode|[Nn]umber|CODE|NUMBER))?(?:[ \t]+(?:for|at|of|on|to)[ \t]+[^\r\n]{1,40}?)?(?:[ \t]*(?::=|=|:)|[ \t]+(?:is|was))[ \t]*["'`]?([0-9]{4,8})(?-u:\b)|[Cc]ombination(?:[ \t]+(?:for|at|of|on|to)[ \t]+[^\r\n]{1,40}?)?(?:[ \t]*[:=]|[ \t]+(?:is|was))[ \t]*([0-9]{4,8}|[0-9]{1,3}(?:-[0-9]{1,3}){2,4})(?-u:\b)|(?:[Tt]ype|[Ee]nter|[Dd]ial|[Pp]unch in)[ \t]+([0-9]{4,8})#|[ \t](?:[Cc]ode|CODE)(?:[ \t]*:|[ \t]+(?:is|was))[ \t]*([0-9]{4,8})(?-u:\b)[^\r\n.]{0,40}?(?-u:\b)(?i:padlock|lock|door|gate|garage|safe|locker|keypad|alarm|storage|mailbox|lockbox|key[ \t]?box)(?-u:\b))"#,
         ),
         accept: pin_digits,
     },
@@ -516,9 +517,9 @@ pub(super) const SPECS: &[Spec] = &[
     },
     Spec {
         kind: "password",
-        keywords: &["pass", "pwd", "pw", "/p:"],
+        keywords: &["pass", "pwd", "pw", "/p:", "/rp"],
         pattern: Pattern::Regex(
-            r#"(?i)(?:(?m:^)|[ \t])(?:--?(?:[a-z0-9]+-)*(?:store|key|src|dest|srcstore|deststore|srckey|destkey|new|old|db|admin|root|bind|http|ftp|proxy|smtp|ssh)?(?:password|passwd|passphrase|pass|pwd|pw)(?:out|in)?(?:=|[ \t]+)(?:pass:)?|/(?:password|pass|pw|p):)(?:"([^"\s]+)"|'([^'\s]+)'|([^\s"'`]+))"#,
+            r#"(?i)(?:(?m:^)|[ \t])(?:--?(?:[a-z0-9]+-)*(?:store|key|src|dest|srcstore|deststore|srckey|destkey|new|old|db|admin|root|bind|http|ftp|proxy|smtp|ssh)?(?:password|passwd|passphrase|pass|pwd|pw)(?:out|in)?(?:=|[ \t]+)(?:pass:)?|/(?:password[do]?|pass|pwd|pw|p):|/rp[ \t]+)(?:"([^"\s]+)"|'([^'\s]+)'|([^\s"'`]+))"#,
         ),
         accept: password_flag,
     },
@@ -704,7 +705,7 @@ pub(super) const SPECS: &[Spec] = &[
         kind: "token",
         keywords: &["token", "secret", "key"],
         pattern: Pattern::Regex(
-            r#"(?i)(?:(?m:^)|[ \t])--?(?:[a-z0-9]+-)*(?:token|secret|api-?key|access-key|secret-key)(?:=|[ \t]+)(?:"([^"\s]+)"|'([^'\s]+)'|([^\s"'`]+))"#,
+            r#"(?i)(?:(?m:^)|[ \t])--?(?:[a-z0-9]+-)*(?:token|secret|api-?key|access-key|secret-key|key)(?:-id)?(?:=|[ \t]+)(?:"([^"\s]+)"|'([^'\s]+)'|([^\s"'`]+))"#,
         ),
         accept: token_flag,
     },
@@ -721,9 +722,9 @@ pub(super) const SPECS: &[Spec] = &[
     },
     Spec {
         kind: "password",
-        keywords: &["pass", "pwd", "pw", "psk"],
+        keywords: &["pass", "pwd", "pw", "psk", "shared"],
         pattern: Pattern::Regex(assignment!(
-            "(?:[Pp]ass(?:wd|word|code)|PASS(?:WD|WORD|CODE)|[Pp]wd|PWD|[_.-](?:[Pp]ass|PASS|[Pp][Ww]|PW)|[a-z0-9]Pass(?-u:\\b)|(?-u:\\b)[A-Z]+PASS(?-u:\\b)|(?-u:\\b)(?:psk|PSK))(?:[_.-][A-Za-z0-9]+|[A-Z][a-z0-9]+)*"
+            "(?:[Pp]ass(?:wd|word|code)|PASS(?:WD|WORD|CODE)|[Pp]wd|PWD|[_.-](?:[Pp]ass|PASS|[Pp][Ww]|PW)|[a-z0-9]Pass(?-u:\\b)|(?-u:\\b)[A-Z]+PASS(?-u:\\b)|(?-u:\\b)(?:psk|PSK)|[Pp]re-?[Ss]hared-?[Kk]ey|PRE_?SHARED_?KEY)(?:[_.-][A-Za-z0-9]+|[A-Z][a-z0-9]+)*"
         )),
         accept: password_value,
     },
@@ -750,9 +751,9 @@ pub(super) const SPECS: &[Spec] = &[
     },
     Spec {
         kind: "token",
-        keywords: &["token", "secret", "key", "auth", "_pat"],
+        keywords: &["token", "secret", "key", "auth", "_pat", "_signing"],
         pattern: Pattern::Regex(assignment!(
-            "(?:[Tt]oken|TOKEN|[Ss]ecret|SECRET|(?:[Aa]pi|API|[Aa]ccess|ACCESS|[Aa]ccount|ACCOUNT|[Ss]hared[Aa]ccess|SHARED_?ACCESS|[Ss]ecret|SECRET|[Pp]rivate|PRIVATE|[Aa]uth|AUTH|[Ee]ncryption|ENCRYPTION|[Ss]igning|SIGNING|[Mm]aster|MASTER|[Ll]icense|LICENSE|[Cc]lient|CLIENT|[Aa]pp|APP|[Ss]ervice|SERVICE)[_-]?(?:[Kk]ey|KEY)|[Aa]uth(?:[Ii]dent|[Tt]oken)|AUTH_?(?:IDENT|TOKEN))(?:[_.-][A-Za-z0-9]+|[A-Z][a-z0-9]+)*|(?-u:\\b)(?:auth|AUTH)|(?m:^)[ \t]*(?:key|KEY)|[A-Z0-9]+_PAT(?-u:\\b)"
+            "(?:[Tt]oken|TOKEN|[Ss]ecret|SECRET|(?:[Aa]pi|API|[Aa]ccess|ACCESS|[Aa]ccount|ACCOUNT|[Ss]hared[Aa]ccess|SHARED_?ACCESS|[Ss]ecret|SECRET|[Pp]rivate|PRIVATE|[Aa]uth|AUTH|[Ee]ncryption|ENCRYPTION|[Ss]igning|SIGNING|[Mm]aster|MASTER|[Ll]icense|LICENSE|[Cc]lient|CLIENT|[Aa]pp|APP|[Ss]ervice|SERVICE)[_-]?(?:[Kk]ey|KEY)|[Aa]uth(?:[Ii]dent|[Tt]oken)|AUTH_?(?:IDENT|TOKEN)|[A-Za-z0-9]+_(?:signing|SIGNING)(?-u:\\b))(?:[_.-][A-Za-z0-9]+|[A-Z][a-z0-9]+)*|(?-u:\\b)(?:auth|AUTH)|(?m:^)[ \t]*(?:key|KEY)|[A-Z0-9]+_PAT(?-u:\\b)"
         )),
         accept: token_value,
     },
@@ -798,6 +799,7 @@ pub(super) const SPECS: &[Spec] = &[
             "pdo(",
             "credential(",
             "credentials(",
+            "basic",
             "authentication(",
             "getconnection(",
             "onnect(",
@@ -849,6 +851,9 @@ pub(super) const SPECS: &[Spec] = &[
             r#"|["'][A-Za-z0-9_.-]*(?:[Pp]ass(?:word|wd)?|PASS(?:WORD|WD)?|[Pp]wd|PWD|[Ss]ecret|SECRET|[Tt]oken|TOKEN|[Aa]pi_?[Kk]ey|API_?KEY)[A-Za-z0-9_.-]*["'],[ \t]*"#,
             quoted_value!(),
             r"|<(?:[A-Za-z_-]+:)?[A-Za-z_.-]*(?:[Pp]assword|PASSWORD|[Pp]asswd|[Pp]assphrase|[Ss]ecret|SECRET|[Tt]oken|TOKEN|[Aa]pi[Kk]ey)[A-Za-z_.-]*>([^<\r\n]+)</",
+            r"|<(?:[A-Za-z_-]+:)?[A-Za-z_.-]*(?:[Pp]ass(?:word|wd|phrase)?|PASS(?:WORD|WD)?|[Pp]wd|PWD|[Ss]ecret|SECRET|[Tt]oken|TOKEN|[Aa]pi[Kk]ey)[ \t][^<>\r\n]*>([^<\r\n]+)</",
+            r#"|<[A-Za-z_.:-]+[ \t][^<>\r\n]*?(?:name|key|id)=["'][^"'<>\r\n]*(?:[Pp]assword|PASSWORD|[Pp]asswd|[Ss]ecret|SECRET|[Tt]oken|TOKEN|[Aa]pi[Kk]ey)["'][^<>\r\n]*>([^<\r\n]+)</"#,
+            r#"|(?:[Bb]asic|BASIC)[^\r\n]{0,40}?(?:[Bb]64[Ee]ncode|[Bb]ase64[Ee]ncode|btoa|[Ee]ncode[A-Za-z0-9]*)\([ \t]*b?["'][^"':\s]+:([^"'\s]+)["']"#,
             r#"|(?:key|name)=["'][^"'\r\n]*(?:[Pp]assword|PASSWORD|[Ss]ecret|SECRET|[Tt]oken|TOKEN|[Aa]pi[Kk]ey)[^"'\r\n]*["'][ \t]+value="#,
             quoted_value!(),
             r#"|(?:(?m:^)|["'`\s=])[A-Za-z0-9_.-]+:([^\s"'`/]+)@(?:tcp|unix|udp)\("#,
@@ -885,6 +890,19 @@ pub(super) const SPECS: &[Spec] = &[
     },
     Spec {
         kind: "password",
+        keywords: &["user"],
+        // A `user:password` pair after `--user` (etcdctl, curl's config) or a `user =` line
+        // (`.curlrc`), and a password after `user NAME using` (DB2's `connect`): `--user` is
+        // also docker's `uid:gid`, so the password must read as generated.
+        pattern: Pattern::Regex(concat!(
+            r#"(?:(?:(?m:^)|[ \t])--user(?:=|[ \t]+)|(?m:^)[ \t]*user[ \t]*=[ \t]*)["']?[^\s:"'@/=]+:([^\s"'`@]{4,})"#,
+            r"|(?-u:\b)(?i:user)[ \t]+\S+[ \t]+(?i:using)[ \t]+",
+            flag_value!(),
+        )),
+        accept: generated_flag_value,
+    },
+    Spec {
+        kind: "password",
         keywords: &["net user", "poetry", "setcredential", "$user", "identified"],
         // The password of `net user NAME … /add`, of `poetry config http-basic.REPO USER
         // …`, of a systemd `SetCredential=NAME:…`, of a Nagios `$USERn$=…` macro; SQL's
@@ -912,6 +930,14 @@ pub(super) const SPECS: &[Spec] = &[
             "key(",
             "hmac",
             "secretkeyspec",
+            "getenv",
+            "environ",
+            "env.get",
+            "env.fetch",
+            "get_env",
+            "env::var",
+            "fromenvironment",
+            "environmentvariable",
         ],
         // A credential in code that no assignment names: the default of a placeholder whose
         // key names one (`${DB_PASSWORD:-…}`, Spring's `${shop.db.password:…}`), the literal
@@ -926,6 +952,8 @@ pub(super) const SPECS: &[Spec] = &[
             quoted_value!(),
             r"|(?-u:\b)(?:createHmac|hmac\.new|HMAC\.new|hmac\.New|Hmac(?:Sha[0-9]+)?::new_from_slice|HMAC)\((?:[ \t]*(?:'[^'\r\n]*'|\x22[^\x22\r\n]*\x22|[A-Za-z0-9_.:]+)[ \t]*,)?[ \t]*(?:\[\]byte\()?&?(?:b|r)?",
             quoted_value!(),
+            r#"|(?:[Gg]etenv|GetEnv|get_env|fromEnvironment|environ\.get|[Ee]nv\.get|ENV\.fetch|GetEnvironmentVariable|env::var_or)\([ \t]*["'][A-Za-z0-9_.-]*(?i:key|token|secret|pass(?:word|wd)?|pwd)["'][ \t]*,[ \t]*(?:defaultValue:[ \t]*|default[ \t]*=[ \t]*)?"#,
+            quoted_value!(),
             r"|(?-u:\b)SecretKeySpec\([ \t]*",
             quoted_value!(),
             ")"
@@ -934,21 +962,21 @@ pub(super) const SPECS: &[Spec] = &[
     },
     Spec {
         kind: "password",
-        keywords: &["auth", "login", "connect", "credential", "bind"],
+        keywords: &["auth", "login", "connect", "credential", "bind", "wifi"],
         // A quoted argument that reads as generated, of a call named for a login (`smtp.PlainAuth("",
         // user, "…", host)`, `Connection(server, dn, "…")`, `ldap.simple_bind_s(dn, "…")`):
         // the host, the user and the options around it stay.
-        pattern: Pattern::Regex(concat!(r"[(,][ \t]*&?(?:b|r|@)?", quoted_value!())),
+        pattern: Pattern::Regex(concat!(r"[({,][ \t]*&?(?:b|r|@)?", quoted_value!())),
         accept: login_call_argument,
     },
     Spec {
         kind: "password",
-        keywords: &["tokens", "secrets", "credentials", "passwords"],
+        keywords: &["token", "secret", "credentials", "passwords", "oauth"],
         // Each value of a block or section named for secrets (HCL's `tokens { agent =
         // "…" }`, YAML's `credentials:` and the keys under it, TOML's `[secrets]`): its
         // keys name what the values are for, not that they are secret.
         pattern: Pattern::Regex(concat!(
-            r"(?m:^)[ \t]*[A-Za-z0-9_.-]+[ \t]*(?:=|:)[ \t]*",
+            r#"(?m:^)[ \t]*["']?[A-Za-z0-9_.-]+["']?[ \t]*(?:=|:)[ \t]*"#,
             value!()
         )),
         accept: in_secret_block,
@@ -1046,6 +1074,7 @@ pub(super) const SPECS: &[Spec] = &[
         keywords: password_words!(
             " as ",
             "@",
+            " : ",
             "setup key",
             "secret key",
             "2fa key",
@@ -1062,7 +1091,7 @@ pub(super) const SPECS: &[Spec] = &[
             r"(?-u:\b)(?:[Uu]se|USE)[ \t]+(?:",
             quoted_value!(),
             r#"|([^\s"'`]+)) as (?:(?:the|my|your|a|our|its|his|her|their)[ \t]+)?(?:[A-Za-z-]+[ \t]+)?(?:password|passphrase|passcode|pin|PIN)(?-u:\b)"#,
-            r"|(?m:^)[ \t]*(?:[-*+][ \t]+)?(?:[^\r\n:]{1,40}:[ \t]*)?[A-Za-z0-9._%+-]+@[A-Za-z0-9.-]+\.[A-Za-z]{2,}[ \t]*[/|][ \t]*(?:",
+            r"|(?m:^)[ \t]*(?:[-*+][ \t]+)?(?:[^\r\n:]{1,40}:[ \t]*)?(?:[A-Za-z0-9._%+-]+@[A-Za-z0-9.-]+\.[A-Za-z]{2,}(?:[ \t]*[/|]|[ \t]+:)|[A-Za-z0-9._%+-]+ : )[ \t]*(?:",
             quoted_value!(),
             r#"|([^\s"'`]+))"#,
             r"|(?i:(?:setup|secret|2fa|totp|otp|mfa|authenticator|backup) key)(?:[ \t]+(?:is|was)|[ \t]*[:=])[ \t]*((?:[A-Za-z2-7]{4}[ \t]){3,}[A-Za-z2-7]{4}|[A-Z2-7]{16,})",
@@ -1070,6 +1099,93 @@ pub(super) const SPECS: &[Spec] = &[
             r"(?:[ \t]+[^\r\n:=：]{1,40}?)?(?:[ \t]*[:=：][ \t]*|[ \t]*(?:は|是|为|為|는|은)[ \t]*|[ \t]+(?:est|ist|lautet|war|es|era|fue|è|é|foi|jest|to|är|var|er|on|oli|je|adalah|là|is|was)[ \t]+)(?:",
             quoted_value!(),
             r#"|([^\s"'`]+))"#,
+        )),
+        accept: prose_value,
+    },
+    Spec {
+        kind: "password",
+        keywords: &["value:"],
+        // A `name:` naming a secret and the `value:` under it (Azure Pipelines' variables,
+        // a Kubernetes `env` entry): `- name: sqlAdminPwd` / `  value: '…'`.
+        pattern: Pattern::Regex(concat!(
+            r#"(?-u:\b)name:[ \t]*["']?[A-Za-z0-9_.-]*(?i:pass(?:word|wd)?|pwd|secret|token|api[_.-]?key|private[_.-]?key)[A-Za-z0-9_.-]*["']?[ \t]*\r?\n[ \t]*(?:-[ \t]+)?value:[ \t]*"#,
+            value!(),
+        )),
+        accept: password_value,
+    },
+    Spec {
+        kind: "password",
+        keywords: &["pass", "pwd", "secret"],
+        // A config line of a key and its value after spaces (keepalived's `auth_pass …`,
+        // msmtp's `password …`, `secret …`): the value must not be a word.
+        pattern: Pattern::Regex(
+            r"(?m:^)[ \t]*(?:[a-z]+_)?(?:pass|password|passwd|pwd|secret)[ \t]+([^\s#;]+)[ \t]*\r?(?m:$)",
+        ),
+        accept: typed_value,
+    },
+    Spec {
+        kind: "password",
+        keywords: &["-u"],
+        // `-p` after `-u NAME` on one command line: a password whatever it reads as.
+        pattern: Pattern::Regex(concat!(
+            r"(?:(?m:^)|[ \t])-u[ \t]*[^\s-]\S*[ \t]+-p[ \t]*",
+            flag_value!()
+        )),
+        accept: typed_value,
+    },
+    Spec {
+        kind: "password",
+        keywords: &["spaces"],
+        // A password told in pieces "without the spaces".
+        pattern: Pattern::Regex(
+            r"(?i:password|passcode|passphrase|pin|code)[^\r\n]{0,30}?(?:[ \t]+is|:)[ \t]+((?:[^\s,]+[ \t]+){1,5}?[^\s,]+)[ \t,]+(?:but[ \t]+)?(?:without|minus|no)[ \t]+(?:the[ \t]+)?spaces",
+        ),
+        accept: spaced_password,
+    },
+    Spec {
+        kind: "password",
+        keywords: &["{enter}", "{tab}", "{return}"],
+        // Keystrokes a script types (AutoHotkey's `Send, …{Enter}`, `xdotool type …`).
+        pattern: Pattern::Regex(
+            r"(?i:sendinput|sendraw|sendkeys|send|xdotool[ \t]+type|type)[, \t]+\{?([^\s{}]{6,})\{(?i:enter|tab|return)\}",
+        ),
+        accept: prose_value,
+    },
+    Spec {
+        kind: "password",
+        keywords: &["]="],
+        // Each value of a shell array named for secrets (`declare -A DB_PASS=( [prod]="…" )`).
+        pattern: Pattern::Regex(concat!(r"\[[A-Za-z0-9_.-]+\]=", quoted_value!())),
+        accept: in_secret_array,
+    },
+    Spec {
+        kind: "token",
+        keywords: &["://"],
+        // A key as a URL's path segment after the API's version (Infura's `/v3/…`,
+        // Alchemy's `/v2/…`).
+        pattern: Pattern::Regex(
+            r"https?://[^\s/]+/v[0-9]+/([A-Za-z0-9_-]{32,64})(?:[/?#\s\x22'`)]|$)",
+        ),
+        accept: high_entropy,
+    },
+    Spec {
+        kind: "secret",
+        keywords: &[
+            "log in",
+            "login",
+            "sign in",
+            "signin",
+            "password",
+            "passcode",
+            "passphrase",
+            "unlock",
+        ],
+        // A value said before the word that names it: "use … to log in", "is … a strong enough
+        // password", "try … as the passcode".
+        pattern: Pattern::Regex(concat!(
+            r"(?-u:\b)(?:[Uu]se|[Tt]ry|[Tt]ype|[Ee]nter|is|was|[Ii]s)[ \t]+(?:",
+            quoted_value!(),
+            r#"|([^\s"'`]+))[ \t]+(?:to[ \t]+(?:log|sign)[ \t]?in|to[ \t]+unlock|(?:as[ \t]+)?(?:a|an|my|the|your|our)[ \t]+(?:[A-Za-z-]+[ \t]+){0,3}?(?:password|passcode|passphrase))(?-u:\b)"#,
         )),
         accept: prose_value,
     },
@@ -1095,15 +1211,39 @@ pub(super) const SPECS: &[Spec] = &[
     Spec {
         kind: "secret",
         keywords: password_words!(
-            "pass", "pwd", "login", "log in", "sign in", "signin", "cred", "wifi", "wi-fi", "pin",
-            "mdp", "secret", "api key", "apikey", "typing", "typed",
+            "pass",
+            "pwd",
+            "login",
+            "log in",
+            "sign in",
+            "signin",
+            "cred",
+            "wifi",
+            "wi-fi",
+            "pin",
+            "mdp",
+            "secret",
+            "api key",
+            "apikey",
+            "typing",
+            "typed",
+            "contrasenya",
+            "laluan",
+            "nenosiri",
+            "pasword",
+            "passowrd",
+            "signing in",
+            "logging in",
+            "סיסמ",
+            "رمز عبور",
+            "รหัสผ่าน",
         ),
         // A password told in a sentence of any shape or language: the first word that reads
         // as generated within the line's next 60 characters after a word naming a password,
         // a secret, an API key or a login, or saying it was typed (the pattern finds the word; the check reads on after it) ("мой пароль от почты …", "the netflix login changed, new one is …",
         // "log into 192.168.1.1 as admin with …", "temp credentials are jdoe and …").
         pattern: Pattern::Regex(
-            r"(?:(?-u:\b)(?:mot[ \t]de[ \t]passe|Mot[ \t]de[ \t]passe|MOT[ \t]DE[ \t]PASSE|adgangskode|Adgangskode|ADGANGSKODE|credentials|Credentials|CREDENTIALS|contrasena|Contrasena|CONTRASENA|wachtwoord|Wachtwoord|WACHTWOORD|kata[ \t]sandi|Kata[ \t]sandi|KATA[ \t]SANDI|credential|Credential|CREDENTIAL|passwords|Passwords|PASSWORDS|password|Password|PASSWORD|passwort|Passwort|PASSWORT|passcode|Passcode|PASSCODE|kennwort|Kennwort|KENNWORT|salasana|Salasana|SALASANA|mat[ \t]khau|Mat[ \t]khau|MAT[ \t]KHAU|log[ \t]into|Log[ \t]into|LOG[ \t]INTO|login[ \t]to|Login[ \t]to|LOGIN[ \t]TO|passord|Passord|PASSORD|sign[ \t]in|Sign[ \t]in|SIGN[ \t]IN|passwd|Passwd|PASSWD|parola|Parola|PAROLA|jelszo|Jelszo|JELSZO|logins|Logins|LOGINS|log[ \t]in|Log[ \t]in|LOG[ \t]IN|signin|Signin|SIGNIN|clave|Clave|CLAVE|senha|Senha|SENHA|haslo|Haslo|HASLO|hasla|Hasla|HASLA|sifre|Sifre|SIFRE|heslo|Heslo|HESLO|login|Login|LOGIN|creds|Creds|CREDS|wi-fi|Wi-fi|WI-FI|pass|Pass|PASS|wifi|Wifi|WIFI|pwd|Pwd|PWD|mdp|Mdp|MDP|pin|Pin|PIN|secret|Secret|SECRET|api[ \t]key|API[ \t]key|API[ \t]KEY|apikey|apiKey|APIKEY|typing|Typing|typed|Typed)(?-u:\b)|(?:contraseña|Contraseña|hasło|Hasło|пароль|Пароль|пароля|Пароля|паролем|Паролем|lösenord|Lösenord|lösenordet|Lösenordet|şifre|Şifre|şifrem|Şifrem|şifreniz|Şifreniz|jelszó|Jelszó|jelszav|Jelszav|κωδικ|Κωδικ|ΚΩΔΙΚ|συνθηματικ|Συνθηματικ|mật[ \t]khẩu|Mật[ \t]khẩu|密码|密碼|비밀번호|パスワード))",
+            r"(?:(?-u:\b)(?:mot[ \t]de[ \t]passe|Mot[ \t]de[ \t]passe|MOT[ \t]DE[ \t]PASSE|adgangskode(?:n|r|rne)?|Adgangskode(?:n|r|rne)?|ADGANGSKODE(?:N|R|RNE)?|credentials|Credentials|CREDENTIALS|contrasena|Contrasena|CONTRASENA|wachtwoord|Wachtwoord|WACHTWOORD|kata[ \t]sandi|Kata[ \t]sandi|KATA[ \t]SANDI|credential|Credential|CREDENTIAL|passwords|Passwords|PASSWORDS|password|Password|PASSWORD|passwort|Passwort|PASSWORT|passcode|Passcode|PASSCODE|kennwort|Kennwort|KENNWORT|salasana|Salasana|SALASANA|mat[ \t]khau|Mat[ \t]khau|MAT[ \t]KHAU|log[ \t]into|Log[ \t]into|LOG[ \t]INTO|login[ \t]to|Login[ \t]to|LOGIN[ \t]TO|passord(?:et|ene)?|Passord(?:et|ene)?|PASSORD(?:ET|ENE)?|contrasenya|Contrasenya|CONTRASENYA|kata[ \t]laluan|Kata[ \t]laluan|KATA[ \t]LALUAN|nenosiri|Nenosiri|NENOSIRI|pasword|Pasword|passowrd|Passowrd|signing[ \t]in(?:to)?|Signing[ \t]in(?:to)?|logging[ \t]in(?:to)?|Logging[ \t]in(?:to)?|sign[ \t]in|Sign[ \t]in|SIGN[ \t]IN|passwd|Passwd|PASSWD|parola|Parola|PAROLA|jelszo|Jelszo|JELSZO|logins|Logins|LOGINS|log[ \t]in|Log[ \t]in|LOG[ \t]IN|signin|Signin|SIGNIN|clave|Clave|CLAVE|senha|Senha|SENHA|haslo|Haslo|HASLO|hasla|Hasla|HASLA|sifre|Sifre|SIFRE|heslo|Heslo|HESLO|login|Login|LOGIN|creds|Creds|CREDS|wi-fi|Wi-fi|WI-FI|pass|Pass|PASS|wifi|Wifi|WIFI|pwd|Pwd|PWD|mdp|Mdp|MDP|pin|Pin|PIN|secret|Secret|SECRET|api[ \t]key|API[ \t]key|API[ \t]KEY|apikey|apiKey|APIKEY|typing|Typing|typed|Typed)(?-u:\b)|(?:contraseña|Contraseña|hasło|Hasło|пароль|Пароль|пароля|Пароля|паролем|Паролем|lösenord|Lösenord|lösenordet|Lösenordet|şifre|Şifre|şifrem|Şifrem|şifreniz|Şifreniz|jelszó|Jelszó|jelszav|Jelszav|κωδικ|Κωδικ|ΚΩΔΙΚ|συνθηματικ|Συνθηματικ|mật[ \t]khẩu|Mật[ \t]khẩu|密码|密碼|비밀번호|パスワード|סיסמ|رمز[ \t]عبور|รหัสผ่าน))",
         ),
         accept: generated_word_in,
     },

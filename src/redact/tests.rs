@@ -2206,3 +2206,147 @@ fn a_generated_password_goes_wherever_it_stands_but_code_and_addresses_stay() {
         assert_eq!(scan(case), vec![], "{case:?}");
     }
 }
+
+/// The sixth round, written against `eval/secrets/held5.tsv` by class: a secret named by a
+/// flag, a switch, a config line, an XML element or attribute, a `name:`/`value:` pair, a
+/// block or an array named for secrets, a login call, an environment lookup's default, a
+/// URL's path, keystrokes; in prose, a password word inflected or in more languages, a
+/// value said before the word that names it, a lock's code, pieces told "without the
+/// spaces". Their look-alikes stay.
+#[test]
+fn the_sixth_rounds_shapes_go_but_their_look_alikes_stay() {
+    let pw = |seed| alnum(seed, 14);
+    let lower = |seed| chars_from("bcdfghjklmnpqrstvwxz", seed, 16);
+    assert_redacted(&[
+        (
+            "etcdctl --endpoints=https://e1:2379 --user admin:",
+            pw(700),
+            " get /x",
+            "password",
+        ),
+        (
+            "az storage blob list --account-key ",
+            pw(701),
+            " -c logs",
+            "token",
+        ),
+        ("tool login --token-id ", pw(702), " --region eu", "token"),
+        (
+            "netdom join PC1 /domain:corp /userd:CORP\\bob /passwordd:",
+            pw(703),
+            " /reboot",
+            "password",
+        ),
+        (
+            "schtasks /Create /TN Backup /RU CORP\\svc /RP ",
+            pw(704),
+            " /SC DAILY",
+            "password",
+        ),
+        (
+            "db2 connect to SALES user db2admin using ",
+            pw(705),
+            "",
+            "password",
+        ),
+        ("cqlsh db1 -u ops -p ", pw(706), " --ssl", "password"),
+        ("profile set pre-shared-key=", pw(707), "", "password"),
+        ("user = \"ops:", pw(708), "\"\nsilent", "password"),
+        ("passordet til nas-en er ", pw(709), " ok", "secret"),
+        ("adgangskoden er ", pw(710), ", tak", "secret"),
+        ("la contrasenya és ", pw(711), ", gràcies", "secret"),
+        ("kata laluan wifi ialah ", pw(712), " ya", "secret"),
+        ("nenosiri ni ", pw(713), " sawa", "secret"),
+        ("הסיסמה היא ", pw(714), " תודה", "secret"),
+        ("رمز عبور روتر ", pw(715), " هست", "secret"),
+        ("the pasword is ", pw(716), " btw", "secret"),
+        (
+            "I tried signing into the router with ",
+            pw(717),
+            " twice",
+            "secret",
+        ),
+        ("use ", pw(718), " to log in", "secret"),
+        ("is ", pw(719), " a good password?", "secret"),
+        (
+            "the code is ",
+            "4821".to_owned(),
+            " for the gate by the garage",
+            "pin",
+        ),
+        (
+            "the password is ",
+            "bdfg hjkl 42".to_owned(),
+            " without the spaces",
+            "password",
+        ),
+        ("authentication {\n  auth_pass ", pw(720), "\n}", "password"),
+        (
+            "account work\npassword ",
+            lower(721),
+            "\nfrom x",
+            "password",
+        ),
+        ("- name: DB_PASSWORD\n  value: ", pw(722), "\n", "password"),
+        (
+            "<property name=\"db.password\">",
+            pw(723),
+            "</property>",
+            "password",
+        ),
+        ("<Pass encoding=\"plain\">", pw(724), "</Pass>", "password"),
+        (
+            "{\n  \"github-oauth\": {\n    \"github.com\": \"",
+            pw(725),
+            "\"\n  }\n}",
+            "password",
+        ),
+        (
+            "declare -A API_TOKENS=(\n  [eu]=\"",
+            pw(726),
+            "\"\n)",
+            "password",
+        ),
+        (
+            "rpc: https://eth.rpc.example/v2/",
+            chars_from(HEX, 727, 32),
+            "",
+            "token",
+        ),
+        ("local ok = client:auth(\"", pw(728), "\")", "password"),
+        ("WiFi.begin(\"Home\", \"", pw(729), "\");", "password"),
+        (
+            "auto a = http::Authentication{\"bob\", \"",
+            pw(730),
+            "\"};",
+            "password",
+        ),
+        (
+            "token = os.environ.get(\"API_TOKEN\", \"",
+            pw(731),
+            "\")",
+            "password",
+        ),
+        (
+            "headers = {'Authorization': 'Basic ' + btoa('bob:",
+            pw(732),
+            "')}",
+            "password",
+        ),
+        ("Send, ", pw(733), "{Enter}", "password"),
+        ("vault kv put kv/app stripe_signing=", pw(734), "", "token"),
+    ]);
+    for case in [
+        "mysql -u root -p shop",
+        "docker run --user 1000:1000 app",
+        "password protected\n",
+        "the code is 1234 in the docs",
+        "\"client_secret\": {\n  \"expires_at\": 1234567890\n}",
+        "use the new one to log in",
+        "is this a good password?",
+        "WiFi.begin(ssid, pass);",
+        "the password is in the manager, without the spaces it is hard to read",
+    ] {
+        assert_eq!(scan(case), vec![], "{case:?}");
+    }
+}

@@ -625,7 +625,7 @@ fn print_table(title: &str, rows: &std::collections::BTreeMap<String, Tally>) {
 /// the known facts back). Prints per file, per kind and per place how many plants reached a
 /// request body, a written file (memory.md, CLAUDE.md, their backups, anything else outside
 /// the transcripts and the state directory) and the ledger's directory. Each must be 0 for
-/// the tuned files (`plants.tsv` and `held.tsv` to `held4.tsv`); the leaks of the held-out
+/// the tuned files (`plants.tsv` and `held.tsv` to `held5.tsv`); the leaks of the held-out
 /// file (`generate::HELD_OUT`) are printed, not failed on.
 #[test]
 fn eval_no_planted_secret_reaches_a_request_a_file_or_the_ledger() {
