@@ -188,12 +188,13 @@ pub(super) fn in_secret_array(text: &str, value: Range<usize>) -> Option<Range<u
         .rfind(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
         .map_or(0, |i| i + 1);
     let name = before[name_start..open].to_ascii_lowercase();
-    let secret = ["pass", "pwd", "secret", "token", "key"]
+    if !["pass", "pwd", "secret", "token", "key"]
         .iter()
-        .any(|w| name.contains(w));
-    (secret && !name.is_empty())
-        .then(|| password_value(text, value))
-        .flatten()
+        .any(|w| name.contains(w))
+    {
+        return None;
+    }
+    password_value(text, value)
 }
 
 /// A password told in pieces "without the spaces": the pieces joined must read as typed
