@@ -15,8 +15,9 @@ from pathlib import Path
 # all of it is tuned on now; only the fresh pair, written blind and committed alone, is held.
 # Round 3 (the same day): the fresh pair is tuned on in turn; only fresh3 is held.
 # Round 4 (the same day): fresh3 is tuned on in turn; only fresh4 is held.
-ROUND = 4
-HELD_FILES = {"fresh4.jsonl"}
+# Round 5 (2026-11-28, a later session): fresh4 is tuned on in turn; only fresh5 is held.
+ROUND = 5
+HELD_FILES = {"fresh5.jsonl"}
 
 # Round 1: the families below were held out, and still get their `family` field.
 # Facts ----------------------------------------------------------------------------------
