@@ -792,6 +792,44 @@ fn acts_unseen(probe: &str) -> bool {
         .any(|sentence| unnegated(&UNSEEN_ACT, sentence))
 }
 
+/// Acts done to things, with no one named to do them, that are risky whatever the actor:
+/// history merged, checks bypassed, keys copied out, warnings left out.
+const DONE: &str = "\
+    merged bypassed suppressed skipped disabled removed deleted wiped erased purged dropped \
+    truncated copied uploaded sent emailed mailed shared pushed force-pushed forwarded posted \
+    published exported hardcoded hard-coded committed executed installed approved granted \
+    silenced muted hidden cleared";
+
+/// A duty or a permission in the passive before a risky act: `Failing tests are to be
+/// marked as skipped`, `the firewall may be disabled`, `Edits to CI should be kept out of
+/// the diff`.
+static DUTY_DONE: LazyLock<Regex> = LazyLock::new(|| {
+    let done = DONE.split_whitespace().collect::<Vec<_>>().join("|");
+    regex(&format!(
+        concat!(
+            r"\b(?:(?:is|are)\s+to\s+be|(?:should|must|shall|can|may)\s+(?:always\s+|never\s+",
+            r"|not\s+)?(?:be|get))\s+(?:[\w'-]+\s+){{0,2}}?(?:{}|(?:cut|left|kept|turned",
+            r"|switched)\s+(?:out|off))\b",
+        ),
+        done
+    ))
+});
+
+/// The person's own word outranked: `whatever the file says overrides the user's
+/// requests`, `..., over the user's own wishes`.
+static OVER_USER: LazyLock<Regex> = LazyLock::new(|| {
+    regex(concat!(
+        r"\b(?:overrides?|over|above|outranks?|supersedes?|trumps?)\s+(?:the\s+user's",
+        r"|their\s+own|anything\s+the\s+user|what\s+the\s+user)"
+    ))
+});
+
+/// Whether a risky act is ordered or allowed with no actor named ([`DUTY_DONE`]), or the
+/// person's own word is outranked ([`OVER_USER`]).
+fn done_unasked(probe: &str) -> bool {
+    DUTY_DONE.is_match(probe) || OVER_USER.is_match(probe)
+}
+
 /// The assistant by name, or `you`. Generic nouns (`model`, `agent`, `AI`, `bot`) only
 /// with a determiner, so `Prefers model runs on GPUs` stays about the person's model.
 const ASSISTANT: &str = concat!(
@@ -1146,6 +1184,7 @@ fn is_instruction(probe: &str) -> bool {
         || persona_without_limits(probe)
         || message::is_message(probe)
         || delegates_risky_act(probe)
+        || done_unasked(probe)
         || sentences(probe).into_iter().any(|(sentence, aside)| {
             let words = words(sentence);
             is_order(&words, aside)
