@@ -94,9 +94,10 @@ pub struct Job {
     file: scan::Changed,
     /// The transcript's date, known once it is parsed (`Run::requests`).
     date: std::cell::OnceCell<String>,
-    /// The words it holds, by who wrote them, to check the facts' evidence against;
-    /// known once it is parsed (`Run::requests`).
-    grounds: std::cell::OnceCell<Grounds>,
+    /// The words it holds, by who wrote them, to check the facts' evidence against; known
+    /// once its requests are made ([`Pending::finish`], off the run's thread), before its
+    /// answer is committed.
+    grounds: Arc<std::sync::OnceLock<Grounds>>,
     /// A Claude Code session's typed turns sent, by record uuid (`ledger::turns`).
     sent_turns: std::cell::OnceCell<Vec<String>>,
     /// How far this run reads a transcript too long for one run (`read_on`).
@@ -105,13 +106,54 @@ pub struct Job {
 
 /// What [`Run::requests`] made of a transcript.
 enum Prepared {
-    /// The requests, and what the cap left out, if it did.
-    Ready(Vec<ExtractRequest>, Option<String>),
+    /// The turns to make requests of, and what the cap left out, if it did.
+    Ready(Box<Pending>, Option<String>),
     /// The file is not the one scanned any more, or is gone.
     Changed,
     /// Nothing the person typed: done without asking (a session's new part that holds
     /// only the assistant's work).
     Nothing,
+}
+
+/// A transcript's turns, read and capped, and what its requests carry besides: the rest of
+/// the work on them (redaction, chunking, the grounds) is the CPU's alone, so it is done
+/// where the answer is awaited, beside the run's thread, which goes on reading the next
+/// transcripts and committing answers.
+struct Pending {
+    turns: Vec<transcript::Turn>,
+    system: String,
+    categories: Vec<String>,
+    known_facts: Vec<String>,
+    related: Vec<String>,
+    vault: String,
+    date: String,
+    /// Tokens a chunk may hold.
+    budget: usize,
+}
+
+impl Pending {
+    /// Redacts the turns, cuts them into requests, and reads the grounds from what the
+    /// requests will carry.
+    fn finish(mut self) -> (Vec<ExtractRequest>, Grounds) {
+        for turn in &mut self.turns {
+            if let std::borrow::Cow::Owned(clean) = redact::redact(&turn.text) {
+                turn.text = clean;
+            }
+        }
+        let requests = transcript::chunks(&self.turns, self.budget)
+            .into_iter()
+            .map(|chunk| ExtractRequest {
+                system: self.system.clone(),
+                transcript: chunk,
+                categories: self.categories.clone(),
+                known_facts: self.known_facts.clone(),
+                related: self.related.clone(),
+                vault: self.vault.clone(),
+                date: self.date.clone(),
+            })
+            .collect();
+        (requests, Grounds::new(&self.turns))
+    }
 }
 
 /// Runs one extraction over the configured vaults.
@@ -498,7 +540,7 @@ impl<'a> Run<'a> {
             .map(|file| Job {
                 file,
                 date: std::cell::OnceCell::new(),
-                grounds: std::cell::OnceCell::new(),
+                grounds: Arc::default(),
                 sent_turns: std::cell::OnceCell::new(),
                 read_to: std::cell::OnceCell::new(),
             })
@@ -561,8 +603,9 @@ impl<'a> Run<'a> {
         self.progress.advance(path, false);
     }
 
-    /// Builds the requests for one transcript: read, parse, cap, redact, chunk. With them,
-    /// what the cap left out, if it did.
+    /// Reads one transcript for its requests: read, parse, cap, and what the requests carry
+    /// besides the turns ([`Pending::finish`] redacts and chunks them). With it, what the
+    /// cap left out, if it did.
     fn requests(&self, job: &Job) -> Result<Prepared, String> {
         let root = &self.engine.vaults[job.file.vault].root;
         let (bytes, meta) = match fsutil::read_within_stat(root, &job.file.path) {
@@ -611,11 +654,6 @@ impl<'a> Run<'a> {
             }
             skipped
         };
-        for turn in &mut turns {
-            if let std::borrow::Cow::Owned(clean) = redact::redact(&turn.text) {
-                turn.text = clean;
-            }
-        }
         let system = llm::system_prompt(&self.engine.prompt.text, &self.engine.prompt.categories);
         let vault = self.engine.vaults[job.file.vault].name.clone();
         // A project is named to the model by its directory's name, not its whole path.
@@ -673,22 +711,18 @@ impl<'a> Run<'a> {
                 .sum::<usize>()
             + 200;
         let budget = max_input.saturating_sub(overhead).max(500);
-        let known_facts: Vec<String> = known.global.into_iter().chain(known.vault).collect();
-        let requests = transcript::chunks(&turns, budget)
-            .into_iter()
-            .map(|chunk| ExtractRequest {
-                system: system.clone(),
-                transcript: chunk,
-                categories: self.engine.prompt.categories.clone(),
-                known_facts: known_facts.clone(),
-                related: related.clone(),
-                vault: label.clone(),
-                date: date.clone(),
-            })
-            .collect();
-        let _ = job.date.set(date);
-        let _ = job.grounds.set(Grounds::new(&turns));
-        Ok(Prepared::Ready(requests, skipped))
+        let _ = job.date.set(date.clone());
+        let pending = Pending {
+            turns,
+            system,
+            categories: self.engine.prompt.categories.clone(),
+            known_facts: known.global.into_iter().chain(known.vault).collect(),
+            related,
+            vault: label,
+            date,
+            budget,
+        };
+        Ok(Prepared::Ready(Box::new(pending), skipped))
     }
 
     /// Archives the facts whose last day is before the run's day: they leave the files at
@@ -1022,19 +1056,15 @@ impl Work for Run<'_> {
             // Done without a request: committed with no facts, so the session is read on
             // from here next time.
             Ok(Prepared::Nothing) => Some(Box::pin(async { Ok(Extraction::default()) })),
-            Ok(Prepared::Ready(requests, skipped)) => {
+            Ok(Prepared::Ready(pending, skipped)) => {
                 if let Some(skipped) = skipped {
                     let notice = format!("{}: {skipped}", job.file.path.display());
                     self.progress.warn(&notice);
                     self.report.notices.push(notice);
                 }
                 let provider = Arc::clone(self.provider.as_ref()?);
-                // Nothing to judge with (the builtin extractor): no copy of the grounds,
-                // and no unsure facts looked for that no one would be asked about.
-                let grounds = provider
-                    .judges()
-                    .then(|| job.grounds.get().cloned())
-                    .flatten();
+                // Set where the answer is awaited, read when it is committed.
+                let slot = Arc::clone(&job.grounds);
                 let max_facts = self.engine.cfg.config.llm.max_facts_per_answer;
                 let path = job.file.path.clone();
                 if let Some(mut kept) = self.kept_answer(job) {
@@ -1046,10 +1076,11 @@ impl Work for Run<'_> {
                     // Kept the moment it arrived, before its unsure facts were judged: they
                     // are judged now (a small request, where the answer was a large one).
                     return Some(Box::pin(async move {
-                        if kept.judged.is_empty()
-                            && let Some(grounds) = grounds
-                        {
-                            judge_unsure(&provider, &grounds, &mut kept, max_facts, &path).await;
+                        let grounds = slot.get_or_init(|| pending.finish().1);
+                        // Nothing to judge with (the builtin extractor): no unsure facts
+                        // looked for that no one would be asked about.
+                        if kept.judged.is_empty() && provider.judges() {
+                            judge_unsure(&provider, grounds, &mut kept, max_facts, &path).await;
                         }
                         Ok(kept)
                     }));
@@ -1062,14 +1093,15 @@ impl Work for Run<'_> {
                     at: self.now.clone(),
                 });
                 Some(Box::pin(async move {
+                    let (requests, grounds) = pending.finish();
+                    let grounds = slot.get_or_init(|| grounds);
                     let mut extraction = extract_chunks(&provider, requests).await?;
                     // Kept as it arrives, and again once judged.
                     if let Some(keeping) = &keeping {
                         keeping.keep(&extraction, &path).await;
                     }
-                    if let Some(grounds) = grounds
-                        && judge_unsure(&provider, &grounds, &mut extraction, max_facts, &path)
-                            .await
+                    if provider.judges()
+                        && judge_unsure(&provider, grounds, &mut extraction, max_facts, &path).await
                         && let Some(keeping) = &keeping
                     {
                         keeping.keep(&extraction, &path).await;
