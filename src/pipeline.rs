@@ -156,6 +156,11 @@ impl Pending {
     }
 }
 
+/// Transcripts in flight with the builtin extractor, whatever `llm.concurrency` says: it
+/// costs no request, and enough of them keep every core busy while answers are committed
+/// in order.
+const BUILTIN_IN_FLIGHT: usize = 32;
+
 /// Runs one extraction over the configured vaults.
 ///
 /// An error before anything was read (configuration, the lock) is `Err`. Once the run has
@@ -875,7 +880,13 @@ impl<'a> Run<'a> {
                 Err(e) => tracing::warn!("answers are kept as the run takes them: {e:#}"),
             }
         }
-        let limit = self.engine.cfg.config.llm.concurrency;
+        // The builtin extractor asks no one: its limit only keeps the cores fed, while this
+        // thread reads the next transcripts and commits answers in order.
+        let limit = if self.engine.cfg.llm.kind == llm::ProviderKind::Builtin {
+            BUILTIN_IN_FLIGHT
+        } else {
+            self.engine.cfg.config.llm.concurrency
+        };
         let outcome = executor::run(self, jobs, limit, cancel, STOP_GRACE).await;
         // What neither committed nor failed (stopped by a signal or a fatal error) waits.
         let settled = self.report.transcripts.processed + self.report.transcripts.failed;
