@@ -40,7 +40,7 @@ use crate::llm::{self, ExtractRequest, Extraction, LlmError, Provider};
 use crate::redact;
 use crate::report::{Failure, Report};
 use crate::scan;
-use crate::store::Answer;
+use crate::store::{self, Answer};
 use crate::transcript;
 use crate::vault::{self, Vault};
 use crate::write::Target;
@@ -98,6 +98,9 @@ pub struct Job {
     /// once its requests are made ([`Pending::finish`], off the run's thread), before its
     /// answer is committed.
     grounds: Arc<std::sync::OnceLock<Grounds>>,
+    /// Its answer's candidates checked against those grounds, where the answer was
+    /// awaited (`store::precheck`).
+    prechecked: Arc<std::sync::OnceLock<Vec<store::Prechecked>>>,
     /// A Claude Code session's typed turns sent, by record uuid (`ledger::turns`).
     sent_turns: std::cell::OnceCell<Vec<String>>,
     /// How far this run reads a transcript too long for one run (`read_on`).
@@ -546,6 +549,7 @@ impl<'a> Run<'a> {
                 file,
                 date: std::cell::OnceCell::new(),
                 grounds: Arc::default(),
+                prechecked: Arc::default(),
                 sent_turns: std::cell::OnceCell::new(),
                 read_to: std::cell::OnceCell::new(),
             })
@@ -942,6 +946,7 @@ impl<'a> Run<'a> {
             vault: &vault_name,
             source: &source,
             grounds: job.grounds.get(),
+            prechecked: job.prechecked.get().map(Vec::as_slice),
             categories: &categories,
             about: &about,
             max_facts: self.engine.cfg.config.llm.max_facts_per_answer,
@@ -1076,6 +1081,16 @@ impl Work for Run<'_> {
                 let provider = Arc::clone(self.provider.as_ref()?);
                 // Set where the answer is awaited, read when it is committed.
                 let slot = Arc::clone(&job.grounds);
+                let prechecks = Arc::clone(&job.prechecked);
+                let precheck = move |extraction: &Extraction, grounds: &Grounds| {
+                    let _ = prechecks.set(
+                        extraction
+                            .facts
+                            .iter()
+                            .map(|c| store::precheck(c, Some(grounds)))
+                            .collect(),
+                    );
+                };
                 let max_facts = self.engine.cfg.config.llm.max_facts_per_answer;
                 let path = job.file.path.clone();
                 if let Some(mut kept) = self.kept_answer(job) {
@@ -1093,6 +1108,7 @@ impl Work for Run<'_> {
                         if kept.judged.is_empty() && provider.judges() {
                             judge_unsure(&provider, grounds, &mut kept, max_facts, &path).await;
                         }
+                        precheck(&kept, grounds);
                         Ok(kept)
                     }));
                 }
@@ -1117,6 +1133,7 @@ impl Work for Run<'_> {
                     {
                         keeping.keep(&extraction, &path).await;
                     }
+                    precheck(&extraction, grounds);
                     Ok(extraction)
                 }))
             }

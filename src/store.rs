@@ -45,6 +45,45 @@ pub struct Answer<'a> {
     /// `None` here: there is no one to ask (the builtin extractor), so such facts are
     /// refused.
     pub judged: Option<&'a [Option<bool>]>,
+    /// What each candidate's checks came to, worked out where the answer was awaited
+    /// ([`precheck`]), parallel to the candidates; `None`, or one worked out for another
+    /// candidate, is worked out here.
+    pub prechecked: Option<&'a [Prechecked]>,
+}
+
+/// What deciding a candidate needs that depends on nothing but the candidate and its
+/// transcript's grounds: the redacted text, what its quote shows, the policy's verdict and
+/// the quote kept as provenance. [`precheck`] works it out off the thread that commits
+/// answers in order, which then only reads it.
+#[derive(Debug, Clone)]
+pub struct Prechecked {
+    /// The candidate's text and quote as the model sent them, so a precheck is only ever
+    /// read for the candidate it was worked out for.
+    of: (String, Option<String>),
+    /// The text with secrets redacted: the policy sees it as the model sent it, a line
+    /// break is itself a refusal.
+    text: String,
+    /// What the quote showed; `None`: there were no grounds to check it against.
+    checked: Option<Result<ground::Grounded, ground::Ungrounded>>,
+    policy: Result<(), fact::Refusal>,
+    /// The quote redacted and kept, for a grounded fact's provenance (`memory why`).
+    evidence: Option<String>,
+}
+
+/// Works out a candidate's checks against `grounds` (see [`Prechecked`]).
+#[must_use]
+pub fn precheck(c: &Candidate, grounds: Option<&Grounds>) -> Prechecked {
+    let text = redact::redact(c.text.trim()).into_owned();
+    Prechecked {
+        of: (c.text.clone(), c.evidence.clone()),
+        checked: grounds.map(|g| g.check(&text, c.evidence.as_deref())),
+        policy: fact::check(&text),
+        evidence: c
+            .evidence
+            .as_deref()
+            .map(|e| ground::kept(&redact::redact(e))),
+        text,
+    }
 }
 
 /// One candidate's fate, for `-v`.
@@ -123,7 +162,17 @@ impl Store {
             let mut decided = Vec::with_capacity(candidates.len());
             for (i, c) in candidates.into_iter().enumerate() {
                 let judged = answer.judged.map(|j| j.get(i).copied().flatten());
-                let d = merge_one(l, index, c, answer, unverified, judged, &mut seen, counts)?;
+                let pre = answer
+                    .prechecked
+                    .and_then(|p| p.get(i))
+                    .filter(|p| p.of.0 == c.text && p.of.1 == c.evidence);
+                let pre = match pre {
+                    Some(pre) => std::borrow::Cow::Borrowed(pre),
+                    None => std::borrow::Cow::Owned(precheck(&c, answer.grounds)),
+                };
+                let d = merge_one(
+                    l, index, c, &pre, answer, unverified, judged, &mut seen, counts,
+                )?;
                 decided.push(d);
             }
             Ok(decided)
@@ -670,6 +719,7 @@ fn merge_one(
     l: &Ledger,
     index: &mut FactIndex,
     c: Candidate,
+    pre: &Prechecked,
     answer: &Answer<'_>,
     unverified: bool,
     judged: Option<Option<bool>>,
@@ -677,28 +727,26 @@ fn merge_one(
     counts: &mut FactCounts,
 ) -> Result<Decided> {
     counts.extracted += 1;
-    // The policy sees the text as the model sent it: a line break is itself a refusal.
-    let text = redact::redact(c.text.trim()).into_owned();
-    let grounding = match answer.grounds {
-        None => Grounding::Grounded,
-        Some(_) if unverified => Grounding::Unverified,
-        Some(g) => {
-            let checked = g.check(&text, c.evidence.as_deref());
+    let text = pre.text.clone();
+    let grounding = match (answer.grounds, pre.checked) {
+        (None, _) => Grounding::Grounded,
+        (Some(_), _) if unverified => Grounding::Unverified,
+        (Some(g), checked) => {
+            let checked = checked.unwrap_or_else(|| g.check(&text, c.evidence.as_deref()));
             if checked == Ok(ground::Grounded::Unsure) && matches!(judged, Some(Some(_))) {
                 counts.judged += 1;
             }
             grounding(checked, judged)
         }
     };
-    let policy = fact::check(&text);
+    let policy = pre.policy;
     let admitted = policy.is_ok() && !matches!(grounding, Grounding::Refused(_));
     // The quote travels with the fact as its provenance (`memory why`).
     let source = &Source {
-        evidence: c
+        evidence: pre
             .evidence
-            .as_deref()
+            .clone()
             .filter(|_| grounding == Grounding::Grounded)
-            .map(|e| ground::kept(&redact::redact(e)))
             .or_else(|| answer.source.evidence.clone()),
         ..answer.source.clone()
     };
@@ -1103,6 +1151,7 @@ mod tests {
                     now: "2025-04-01T00:00:00Z",
                     max_facts: 0,
                     judged: None,
+                    prechecked: None,
                 };
                 let candidate = Candidate {
                     category: category.to_owned(),
