@@ -37,6 +37,18 @@ pub trait Work {
     fn answered(&mut self, job: &Self::Job, answer: &Self::Answer) -> Flow;
     /// Commits an answer, in queue order (past a gap only once the run stopped).
     fn commit(&mut self, job: Self::Job, answer: Self::Answer);
+    /// A job's answer panicked (`message`): it settles with nothing to commit, so the jobs
+    /// after it go on, and the work says where it failed.
+    fn panicked(&mut self, job: Self::Job, message: String);
+}
+
+/// What a panic said, as far as it said it in text.
+fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
+    payload
+        .downcast_ref::<&str>()
+        .map(|s| (*s).to_owned())
+        .or_else(|| payload.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "a panic with no message".to_owned())
 }
 
 /// How a run of the executor ended.
@@ -88,6 +100,8 @@ where
     let limit = limit.max(1);
     let mut queue = jobs.into_iter().enumerate();
     let mut flying: HashMap<usize, W::Job> = HashMap::new();
+    // Each task's queue position, to know which job a panic was.
+    let mut tasks: HashMap<tokio::task::Id, usize> = HashMap::new();
     let mut ready: Ready<W> = BTreeMap::new();
     let mut next = 0;
     let mut set: JoinSet<(usize, W::Answer)> = JoinSet::new();
@@ -122,7 +136,8 @@ where
             let Some((n, job)) = queue.next() else { break };
             match work.start(&job) {
                 Some(answering) => {
-                    set.spawn(async move { (n, answering.await) });
+                    let task = set.spawn(async move { (n, answering.await) });
+                    tasks.insert(task.id(), n);
                     flying.insert(n, job);
                 }
                 None => {
@@ -147,12 +162,29 @@ where
                 deadline = None;
                 continue;
             }
-            joined = set.join_next() => joined,
+            joined = set.join_next_with_id() => joined,
         };
         let Some(joined) = joined else { break };
-        let Ok((n, answer)) = joined else {
-            // Aborted (the run stopped) or panicked: that job waits for the next run.
-            continue;
+        let (n, answer) = match joined {
+            Ok((task, (n, answer))) => {
+                tasks.remove(&task);
+                (n, answer)
+            }
+            // A panic is the job's alone: it settles, and the queue goes on past it.
+            Err(e) if e.is_panic() => {
+                if let Some(n) = tasks.remove(&e.id())
+                    && let Some(job) = flying.remove(&n)
+                {
+                    work.panicked(job, panic_message(e.into_panic().as_ref()));
+                    ready.insert(n, None);
+                }
+                continue;
+            }
+            // Aborted (the run stopped): that job waits for the next run.
+            Err(e) => {
+                tasks.remove(&e.id());
+                continue;
+            }
         };
         let Some(job) = flying.remove(&n) else {
             continue;
@@ -195,6 +227,8 @@ mod tests {
         flying: Arc<AtomicUsize>,
         most: Arc<AtomicUsize>,
         unprepared: Vec<u32>,
+        panic_at: Option<u32>,
+        panicked: Vec<(u32, String)>,
     }
 
     impl Work for Recorder {
@@ -206,11 +240,13 @@ mod tests {
                 return None;
             }
             let (flying, most) = (Arc::clone(&self.flying), Arc::clone(&self.most));
+            let panics = self.panic_at == Some(id);
             Some(Box::pin(async move {
                 let now = flying.fetch_add(1, Ordering::SeqCst) + 1;
                 most.fetch_max(now, Ordering::SeqCst);
                 tokio::time::sleep(Duration::from_millis(delay)).await;
                 flying.fetch_sub(1, Ordering::SeqCst);
+                assert!(!panics, "job {id} broke");
                 id
             }))
         }
@@ -225,6 +261,10 @@ mod tests {
 
         fn commit(&mut self, _: (u32, u64), answer: u32) {
             self.committed.push(answer);
+        }
+
+        fn panicked(&mut self, (id, _): (u32, u64), message: String) {
+            self.panicked.push((id, message));
         }
     }
 
@@ -266,6 +306,27 @@ mod tests {
         ));
         assert_eq!(work.most.load(Ordering::SeqCst), 2);
         assert_eq!(work.committed.len(), 12);
+    }
+
+    #[test]
+    fn a_job_that_panics_settles_and_the_queue_goes_on_past_it() {
+        let mut work = Recorder {
+            panic_at: Some(1),
+            ..Recorder::default()
+        };
+        // With a limit of 2, the jobs after a stuck first one would fill the answers
+        // waiting behind it and start nothing more.
+        let jobs: Vec<_> = (1..=8).map(|i| (i, 1)).collect();
+        let out = block_on(run(
+            &mut work,
+            jobs,
+            2,
+            std::future::pending::<()>(),
+            NO_GRACE,
+        ));
+        assert_eq!(work.committed, [2, 3, 4, 5, 6, 7, 8]);
+        assert_eq!(work.panicked, [(1, "job 1 broke".to_owned())]);
+        assert_eq!(out.abandoned, 0);
     }
 
     #[test]

@@ -1079,19 +1079,22 @@ impl Work for Run<'_> {
                     self.report.notices.push(notice);
                 }
                 let provider = Arc::clone(self.provider.as_ref()?);
+                let max_facts = self.engine.cfg.config.llm.max_facts_per_answer;
                 // Set where the answer is awaited, read when it is committed.
                 let slot = Arc::clone(&job.grounds);
                 let prechecks = Arc::clone(&job.prechecked);
+                // Only the facts the commit takes (`max_facts_per_answer`, 0: all).
+                let taken = if max_facts > 0 { max_facts } else { usize::MAX };
                 let precheck = move |extraction: &Extraction, grounds: &Grounds| {
                     let _ = prechecks.set(
                         extraction
                             .facts
                             .iter()
+                            .take(taken)
                             .map(|c| store::precheck(c, Some(grounds)))
                             .collect(),
                     );
                 };
-                let max_facts = self.engine.cfg.config.llm.max_facts_per_answer;
                 let path = job.file.path.clone();
                 if let Some(mut kept) = self.kept_answer(job) {
                     let notice = format!(
@@ -1143,6 +1146,15 @@ impl Work for Run<'_> {
                 None
             }
         }
+    }
+
+    fn panicked(&mut self, job: Job, message: String) {
+        // memloop's own fault, not the transcript's: nothing is kept as its failure, so the
+        // next run tries it again.
+        self.fail(
+            &job.file.path,
+            format!("memloop failed while extracting it ({message}); it is tried again next run"),
+        );
     }
 
     fn answered(&mut self, job: &Job, answer: &Self::Answer) -> Flow {
