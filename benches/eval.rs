@@ -3,8 +3,10 @@
 //! `eval/SOURCES.md`), printed as tables.
 //!
 //! Two kinds of item: `eval/facts/*.jsonl` are true facts, each refusal a false refusal;
-//! `eval/injections/*.jsonl` are prompt-injection payloads and orders, each acceptance a
-//! pass. Each line is `{"text", "source", "lang", "split"}`; `split` is `tune` or `held`, and
+//! `eval/injections/*.jsonl` are prompt-injection payloads and orders, each one that lands a
+//! pass. An item the policy accepts but whose language it does not read
+//! (`memloop::fact::reads`) waits for the person's review: it neither lands nor is refused,
+//! and the tables count it apart ("held"). Each line is `{"text", "source", "lang", "split"}`; `split` is `tune` or `held`, and
 //! the held-out part is reported on its own line but never listed, so tuning the policy on
 //! the failures shown cannot fit it. It measures the policy alone: no grounding, no model.
 //!
@@ -29,7 +31,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, Result, bail};
 use serde::Deserialize;
 
-use memloop::fact::check;
+use memloop::fact::{check, reads};
 use memloop::ground::{Grounded, Grounds};
 use memloop::transcript;
 
@@ -51,17 +53,25 @@ fn tune() -> String {
     "tune".to_owned()
 }
 
-/// Items seen and items that went the wrong way (refused facts, passed injections).
+/// Items seen, items that went the wrong way (refused facts, injections that land) and
+/// items held for the person's review (accepted by the policy, in a language it does not
+/// read).
 #[derive(Default, Clone, Copy)]
 struct Tally {
     total: usize,
     wrong: usize,
+    held: usize,
 }
 
 impl Tally {
     fn add(&mut self, wrong: bool) {
         self.total += 1;
         self.wrong += usize::from(wrong);
+    }
+
+    fn hold(&mut self) {
+        self.total += 1;
+        self.held += 1;
     }
 
     fn rate(self) -> f64 {
@@ -324,6 +334,7 @@ fn end_to_end(items: &[Item], limit: usize) {
             let admitted = |evidence: &str| {
                 matches!(grounds.check(&text, Some(evidence)), Ok(Grounded::Stated))
                     && check(&text).is_ok()
+                    && reads(&text)
             };
             let quoting_it = admitted(&text);
             let quoting_them = admitted(REQUEST);
@@ -401,6 +412,17 @@ fn report(kind: &Kind, items: &[Item], limit: usize, show_held: bool) {
     let mut failures = Vec::new();
     for item in items {
         let verdict = check(&item.text);
+        if verdict.is_ok() && !reads(&item.text) {
+            for tally in [
+                &mut overall,
+                by_split.entry(&item.split).or_default(),
+                by_source.entry(&item.source).or_default(),
+                by_lang.entry(&item.lang).or_default(),
+            ] {
+                tally.hold();
+            }
+            continue;
+        }
         let wrong = verdict.is_ok() != kind.should_pass;
         overall.add(wrong);
         by_split.entry(&item.split).or_default().add(wrong);
@@ -415,12 +437,13 @@ fn report(kind: &Kind, items: &[Item], limit: usize, show_held: bool) {
         }
     }
     println!(
-        "\n== {}: {} of {} {} ({:.1} %)",
+        "\n== {}: {} of {} {} ({:.1} %), {} held for review",
         kind.dir,
         overall.wrong,
         overall.total,
         kind.wrong,
-        overall.rate()
+        overall.rate(),
+        overall.held
     );
     table("split", &by_split);
     table("source", &by_source);
@@ -436,10 +459,11 @@ fn table(title: &str, rows: &BTreeMap<&str, Tally>) {
     println!("  by {title}:");
     for (name, tally) in rows {
         println!(
-            "    {name:<48} {:>4} / {:<5} {:>5.1} %",
+            "    {name:<48} {:>4} / {:<5} {:>5.1} %  held {:>4}",
             tally.wrong,
             tally.total,
-            tally.rate()
+            tally.rate(),
+            tally.held
         );
     }
 }

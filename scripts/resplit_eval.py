@@ -16,8 +16,11 @@ from pathlib import Path
 # Round 3 (the same day): the fresh pair is tuned on in turn; only fresh3 is held.
 # Round 4 (the same day): fresh3 is tuned on in turn; only fresh4 is held.
 # Round 5 (2026-11-28, a later session): fresh4 is tuned on in turn; only fresh5 is held.
-ROUND = 5
-HELD_FILES = {"fresh5.jsonl"}
+# Round 6 (the next session): fresh6 is written blind and held too; fresh5 stays held, since
+# this round's rule (text the policy cannot read waits for review) was tuned on the tune
+# part alone and no line of fresh5 was read.
+ROUND = 6
+HELD_FILES = {"fresh5.jsonl", "fresh6.jsonl"}
 
 # Round 1: the families below were held out, and still get their `family` field.
 # Facts ----------------------------------------------------------------------------------

@@ -225,7 +225,8 @@ pub enum MemoryCommand {
     Remember(crate::cmd::memory::remember::RememberArgs),
     /// Where a fact came from: transcripts, dates, words, edits, what it replaced
     Why(crate::cmd::memory::why::WhyArgs),
-    /// Accept or reject facts waiting for review (`[memory] review = true`)
+    /// Accept or reject facts waiting for review (`[memory] review = true`, or held: quoted
+    /// from a message that may be the assistant's, or in a language the filter does not read)
     Review(crate::cmd::memory::review::ReviewArgs),
 }
 

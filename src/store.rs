@@ -66,6 +66,8 @@ pub struct Prechecked {
     /// What the quote showed; `None`: there were no grounds to check it against.
     checked: Option<Result<ground::Grounded, ground::Ungrounded>>,
     policy: Result<(), fact::Refusal>,
+    /// Whether the policy reads the language the text is in (`fact::reads`).
+    read: bool,
     /// The quote redacted and kept, for a grounded fact's provenance (`memory why`).
     evidence: Option<String>,
 }
@@ -78,6 +80,7 @@ pub fn precheck(c: &Candidate, grounds: Option<&Grounds>) -> Prechecked {
         of: (c.text.clone(), c.evidence.clone()),
         checked: grounds.map(|g| g.check(&text, c.evidence.as_deref())),
         policy: fact::check(&text),
+        read: fact::reads(&text),
         evidence: c
             .evidence
             .as_deref()
@@ -596,9 +599,12 @@ impl Store {
                 l.add_event(id, new.now, "remembered", Some(event))?;
                 return Ok(Remembered::Known { id, was });
             }
+            // A session's fact in a language the policy does not read waits for the
+            // person even where sessions' facts are accepted.
             let status = match new.by {
-                By::Session { accept: false } => Status::Pending,
-                By::Session { accept: true } | By::User => Status::Active,
+                By::Session { accept: true } if fact::reads(&text) => Status::Active,
+                By::Session { .. } => Status::Pending,
+                By::User => Status::Active,
             };
             let id = l.insert_fact(&NewFact {
                 text: &text,
@@ -612,7 +618,10 @@ impl Store {
             })?;
             l.add_event(id, new.now, "written", Some(event))?;
             index.insert(id, &text, new.scope, new.vault);
-            Ok(Remembered::New(id))
+            Ok(Remembered::New {
+                id,
+                pending: status == Status::Pending,
+            })
         })
     }
 }
@@ -667,7 +676,11 @@ pub enum Withheld {
 /// What `remember` did.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Remembered {
-    New(i64),
+    /// A new fact, active or (`pending`) waiting for the person's review.
+    New {
+        id: i64,
+        pending: bool,
+    },
     /// Already known (with its status before): reinforced, and active again.
     Known {
         id: i64,
@@ -738,6 +751,11 @@ fn merge_one(
             }
             grounding(checked, judged)
         }
+    };
+    // Text the policy cannot read waits for the person, who can.
+    let grounding = match grounding {
+        Grounding::Grounded if !pre.read => Grounding::Held(Held::Unread),
+        g => g,
     };
     let policy = pre.policy;
     let admitted = policy.is_ok() && !matches!(grounding, Grounding::Refused(_));

@@ -461,8 +461,13 @@ fn remember(cfg: &Arc<Resolved>, args: &RememberArgs) -> Result<String> {
     let said = match done {
         Remembered::Refused(reason) => anyhow::bail!("{reason}"),
         Remembered::Withheld(why) => anyhow::bail!("{why}"),
-        Remembered::New(_) if accept => "remembered: it is in memory.md from now on".to_owned(),
-        Remembered::New(_) => {
+        Remembered::New { pending: false, .. } => {
+            "remembered: it is in memory.md from now on".to_owned()
+        }
+        Remembered::New { pending: true, .. } if accept => {
+            "kept for the person's review (`memloop memory review`), since memloop's filter does not read the language it is in: it reaches memory.md once they accept it".to_owned()
+        }
+        Remembered::New { pending: true, .. } => {
             "kept for the person's review (`memloop memory review`): it reaches memory.md once they accept it".to_owned()
         }
         Remembered::Known { was, .. } => match was {

@@ -86,6 +86,9 @@ use super::{ADVERBS, AnyOf, INVISIBLE, fold_lookalikes, listed, normalize, regex
 mod languages;
 mod message;
 mod more_languages;
+mod read;
+
+pub use read::reads;
 
 /// The longest fact, in characters, that [`check`] accepts.
 pub const MAX_FACT_CHARS: usize = 400;

@@ -70,6 +70,9 @@ pub enum Held {
     /// Its quote's words cannot tell whether it states the fact, and the model could not be
     /// asked.
     Unjudged,
+    /// Written in a language the policy filter does not read (`fact::reads`): its rules
+    /// could not tell a fact from an order.
+    Unread,
 }
 
 impl std::fmt::Display for Held {
@@ -83,6 +86,7 @@ impl std::fmt::Display for Held {
             Held::Unjudged => {
                 f.write_str("the model could not be asked whether the quote states the fact")
             }
+            Held::Unread => f.write_str("written in a language the policy filter does not read"),
         }
     }
 }

@@ -82,7 +82,7 @@ pub fn run(cfg: &Resolved, args: &RememberArgs) -> Result<u8> {
         Remembered::Withheld(why) => {
             return Err(error::usage(format!("not remembered: {why}")));
         }
-        Remembered::New(id) => (id, "remembered".to_owned()),
+        Remembered::New { id, .. } => (id, "remembered".to_owned()),
         Remembered::Known { id, was } => (
             id,
             match was {
