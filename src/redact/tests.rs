@@ -2350,3 +2350,19 @@ fn the_sixth_rounds_shapes_go_but_their_look_alikes_stay() {
         assert_eq!(scan(case), vec![], "{case:?}");
     }
 }
+
+/// A value under a `[secrets]` section is read as a secret up to 200 lines below the
+/// header, blank lines counted, and the nearest header decides (issue 22: the header is
+/// found in one backward search).
+#[test]
+fn a_section_header_names_the_values_up_to_200_lines_below_it() {
+    let value = "Xk39fQ2mZp71Lw";
+    let below = |header: &str, lines: usize| {
+        format!("{header}\n{}mailer = \"{value}\"\n", "\n".repeat(lines - 1))
+    };
+    assert!(!redact(&below("[secrets]", 200)).contains(value));
+    assert!(redact(&below("[secrets]", 201)).contains(value));
+    assert!(!redact(&below("intro\n[secrets]", 3)).contains(value));
+    assert!(redact(&below("[secrets]\n[server]", 3)).contains(value));
+    assert!(!redact(&below("[server]\r\n[secrets]\r", 2)).contains(value));
+}
