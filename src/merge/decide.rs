@@ -136,6 +136,9 @@ pub fn decide(cx: &Context) -> Decision {
     if let Err(reason) = cx.policy {
         return Decision::Refuse(reason);
     }
+    if cx.grounding == Grounding::Held(Held::Unread) {
+        return unread(cx);
+    }
     if matches!(cx.grounding, Grounding::Unverified | Grounding::Held(_)) {
         return unverified(cx);
     }
@@ -187,6 +190,22 @@ pub fn decide(cx: &Context) -> Decision {
             Decision::Refine(matched.id)
         }
         (_, None) => Decision::Reinforce(matched.id),
+    }
+}
+
+/// A fact the policy filter cannot read waits for the person, who can: a new one waits with
+/// what it replaces (shown in the review, archived once accepted), and one already in force
+/// in memory is said again as any fact is. It rewords and replaces nothing by itself.
+fn unread(cx: &Context) -> Decision {
+    let replaces = cx
+        .replaces
+        .filter(|r| r.in_force() && r.status != Status::Pending);
+    match cx.matched {
+        None if !cx.purged => Decision::Pending {
+            replaces: replaces.map(|r| r.id),
+        },
+        Some(m) if !cx.seen_in_answer && m.status == Status::Active => Decision::Reinforce(m.id),
+        _ => unverified(cx),
     }
 }
 
@@ -266,6 +285,10 @@ mod tests {
             grounding: Grounding::Refused(Ungrounded::NotUsersWords),
             ..refused
         };
+        let unread = |m, r| Context {
+            grounding: Grounding::Held(Held::Unread),
+            ..cx(m, r)
+        };
         let unverified = |m, r| Context {
             grounding: Grounding::Unverified,
             ..cx(m, r)
@@ -308,6 +331,34 @@ mod tests {
                 "unverified, forgotten",
                 unverified(Some(FORGOTTEN), None),
                 Decision::DropForgotten(1),
+            ),
+            (
+                "unread, new: waits for review with what it replaces",
+                unread(None, Some(OTHER)),
+                Decision::Pending { replaces: Some(2) },
+            ),
+            (
+                "unread, in memory already: said again",
+                unread(Some(ACTIVE), Some(OTHER)),
+                Decision::Reinforce(1),
+            ),
+            (
+                "unread, waiting already: changes nothing",
+                unread(Some(PENDING), None),
+                Decision::Unchecked(1),
+            ),
+            (
+                "unread, forgotten",
+                unread(Some(FORGOTTEN), None),
+                Decision::DropForgotten(1),
+            ),
+            (
+                "unread and refused",
+                Context {
+                    grounding: Grounding::Held(Held::Unread),
+                    ..refused
+                },
+                Decision::Refuse(Refusal::Instruction),
             ),
             ("unknown", cx(None, None), Decision::New),
             (
