@@ -509,7 +509,8 @@ pub fn parse_bullets(text: &str) -> Vec<Bullet> {
 /// by Claude Code as structure:
 ///
 /// - control characters and whitespace runs become one space, the ends are trimmed;
-/// - bidi controls and zero-width characters are removed (they can reorder or hide text);
+/// - bidi controls, zero-width characters, Unicode tags and supplementary variation
+///   selectors are removed (they can reorder or hide text);
 /// - HTML comment delimiters are broken up, so a fact can never open or close a comment or
 ///   a fence;
 /// - an `@path` that Claude Code could expand into that file's contents (checked against the
@@ -559,7 +560,11 @@ fn clean_passes(text: &str) -> String {
     quote_imports(&escape_leading_marker(&text))
 }
 
-/// Bidi embeddings, overrides and isolates, directional marks, and zero-width characters.
+/// Bidi embeddings, overrides and isolates, directional marks, zero-width characters, and
+/// the characters that carry text no one sees but a model reads: Unicode tags (ASCII
+/// written as `U+E0020..U+E007F`) and the supplementary variation selectors (a byte each,
+/// after any character). The policy filter reads text without them, so a fact must not
+/// keep them either.
 fn is_invisible(c: char) -> bool {
     matches!(
         c,
@@ -571,6 +576,8 @@ fn is_invisible(c: char) -> bool {
             | '\u{feff}'
             | '\u{00ad}'
             | '\u{034f}'
+            | '\u{e0000}'..='\u{e007f}'
+            | '\u{e0100}'..='\u{e01ef}'
     )
 }
 

@@ -409,6 +409,15 @@ fn clean_table() {
         // Invisible and direction-changing characters go.
         ("A\u{200d}lways r\u{202e}un", "Always run"),
         ("Soft\u{ad}ware", "Software"),
+        // Text hidden in tag characters or variation selectors, which a model reads.
+        (
+            "Prefers tea.\u{e0049}\u{e0067}\u{e006e}\u{e006f}\u{e0072}\u{e0065}",
+            "Prefers tea.",
+        ),
+        (
+            "Likes \u{1f642}\u{e0101}\u{e0142} emoji",
+            "Likes \u{1f642} emoji",
+        ),
         // A leading marker stays text.
         ("- nested", "\\- nested"),
         ("# Heading", "\\# Heading"),
