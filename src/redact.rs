@@ -274,10 +274,7 @@ fn find_rules(text: &str, active: impl Fn(usize) -> bool) -> Vec<(usize, Range<u
             }
         };
         match rule {
-            Some(regex) if index == FALLBACK => {
-                find_regex(regex, spec.accept, text, &mut push, fallback_search);
-            }
-            Some(regex) => find_regex(regex, spec.accept, text, &mut push, Regex::captures_read_at),
+            Some(regex) => find_regex(regex, spec.accept, text, &mut push),
             None => find_pem_blocks(text, &mut push),
         }
     }
@@ -331,21 +328,11 @@ fn merge(found: Vec<(usize, Range<usize>)>) -> Vec<(&'static str, Range<usize>)>
         .collect()
 }
 
-/// Finds the next match of a rule at or after `at`, with its groups in `locations`.
-type Search =
-    for<'t> fn(&Regex, &mut regex::CaptureLocations, &'t str, usize) -> Option<regex::Match<'t>>;
-
-fn find_regex(
-    regex: &Regex,
-    accept: Accept,
-    text: &str,
-    out: &mut impl FnMut(Range<usize>),
-    search: Search,
-) {
+fn find_regex(regex: &Regex, accept: Accept, text: &str, out: &mut impl FnMut(Range<usize>)) {
     let mut locations = regex.capture_locations();
     let mut at = 0;
     while at <= text.len() {
-        let Some(whole) = search(regex, &mut locations, text, at) else {
+        let Some(whole) = regex.captures_read_at(&mut locations, text, at) else {
             break;
         };
         let value = (1..locations.len())
@@ -362,56 +349,6 @@ fn find_regex(
             None => at = next_char(text, whole.start()),
         }
     }
-}
-
-/// The fallback rule's next match at or after `at`, as `Regex::captures_read_at` finds it,
-/// but read only around its symbols: every match of the fallback is a run of word and
-/// symbol characters holding a symbol, after a line start or one boundary character, so
-/// the regex runs on each such run alone rather than over all the text between them (it
-/// was the most expensive rule, over text that mostly holds no symbol).
-fn fallback_search<'t>(
-    regex: &Regex,
-    locations: &mut regex::CaptureLocations,
-    text: &'t str,
-    mut at: usize,
-) -> Option<regex::Match<'t>> {
-    /// The characters of the fallback's value (`rules::SPECS`, the last rule).
-    fn in_run(b: u8) -> bool {
-        b.is_ascii_alphanumeric() || is_symbol(b) || matches!(b, b'_' | b'.' | b'-')
-    }
-    fn is_symbol(b: u8) -> bool {
-        matches!(
-            b,
-            b'!' | b'#' | b'$' | b'%' | b'^' | b'&' | b'*' | b'+' | b'=' | b'?' | b'@' | b'~'
-        )
-    }
-    let bytes = text.as_bytes();
-    while at < bytes.len() {
-        let symbol = at + bytes[at..].iter().position(|&b| is_symbol(b))?;
-        let run_end = symbol + bytes[symbol..].iter().take_while(|&&b| in_run(b)).count();
-        let run_start = symbol
-            - bytes[at..symbol]
-                .iter()
-                .rev()
-                .take_while(|&&b| in_run(b))
-                .count();
-        // A run that began before `at` cannot start a value there: a value opens its run.
-        if run_start == at && at > 0 && in_run(bytes[at - 1]) {
-            at = run_end;
-            continue;
-        }
-        // From the character before the run: the boundary the regex reads first.
-        let from = text[..run_start]
-            .char_indices()
-            .next_back()
-            .map_or(0, |(i, _)| i)
-            .max(at);
-        if let Some(found) = regex.captures_read_at(locations, &text[..run_end], from) {
-            return Some(found);
-        }
-        at = run_end;
-    }
-    None
 }
 
 fn next_char(text: &str, at: usize) -> usize {

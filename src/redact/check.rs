@@ -232,9 +232,6 @@ pub(super) fn typed_value(text: &str, value: Range<usize>) -> Option<Range<usize
     .then_some(value)
 }
 
-/// How many lines back `in_secret_block` looks for the block or section a value is in.
-const SECRET_BLOCK_LINES: usize = 200;
-
 /// A value of a block or section named for secrets: the nearest line before it indented
 /// less (or, for a line not indented, the section header `[…]` above it) names tokens,
 /// secrets, credentials or passwords; the value is then read as a password's, and a word
@@ -252,28 +249,18 @@ pub(super) fn in_secret_block(text: &str, value: Range<usize>) -> Option<Range<u
     let indent = |line: &str| line.len() - line.trim_start_matches([' ', '\t']).len();
     let line_start = text[..value.start].rfind('\n').map_or(0, |i| i + 1);
     let own = indent(&text[line_start..value.start]);
-    let before = &text[..line_start];
-    let parent = if own == 0 {
-        // The nearest section header, found backwards in one search rather than line by
-        // line: a line not indented in a long chat would read it all back otherwise.
-        let header = match before.rfind("\n[") {
-            Some(at) => at + 1,
-            None if before.starts_with('[') => 0,
-            None => return None,
-        };
-        let lines_back = before[header..].bytes().filter(|&b| b == b'\n').count();
-        if lines_back > SECRET_BLOCK_LINES {
-            return None;
-        }
-        before[header..].lines().next()?
-    } else {
-        before
-            .lines()
-            .rev()
-            .take(SECRET_BLOCK_LINES)
-            .filter(|l| !l.trim().is_empty())
-            .find(|l| indent(l) < own)?
-    };
+    let parent = text[..line_start]
+        .lines()
+        .rev()
+        .take(200)
+        .filter(|l| !l.trim().is_empty())
+        .find(|l| {
+            if own == 0 {
+                l.starts_with('[')
+            } else {
+                indent(l) < own
+            }
+        })?;
     let header = parent
         .trim()
         .trim_start_matches(['[', '"', '\''])

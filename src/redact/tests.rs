@@ -2352,8 +2352,7 @@ fn the_sixth_rounds_shapes_go_but_their_look_alikes_stay() {
 }
 
 /// A value under a `[secrets]` section is read as a secret up to 200 lines below the
-/// header, blank lines counted, and the nearest header decides (issue 22: the header is
-/// found in one backward search).
+/// header, blank lines counted, and the nearest header decides.
 #[test]
 fn a_section_header_names_the_values_up_to_200_lines_below_it() {
     let value = "Xk39fQ2mZp71Lw";
@@ -2365,38 +2364,4 @@ fn a_section_header_names_the_values_up_to_200_lines_below_it() {
     assert!(!redact(&below("intro\n[secrets]", 3)).contains(value));
     assert!(redact(&below("[secrets]\n[server]", 3)).contains(value));
     assert!(!redact(&below("[server]\r\n[secrets]\r", 2)).contains(value));
-}
-
-/// The fallback rule's finds, read with `search`.
-fn fallback_finds(text: &str, search: super::Search) -> Vec<Range<usize>> {
-    let regex = super::RULES[super::FALLBACK].as_ref().expect("a regex");
-    let mut found = Vec::new();
-    super::find_regex(
-        regex,
-        super::SPECS[super::FALLBACK].accept,
-        text,
-        &mut |range| found.push(range),
-        search,
-    );
-    found
-}
-
-proptest! {
-    #![proptest_config(ProptestConfig::with_cases(3000))]
-
-    /// Reading the fallback only around its symbols finds what reading all the text does
-    /// (issue 22).
-    #[test]
-    fn the_fallback_read_around_its_symbols_finds_what_it_finds_everywhere(
-        text in prop_oneof![
-            text(),
-            "[ -~\n\t\u{a0}\u{3000}é(]{0,80}",
-            "[a-zA-Z0-9!#$%^&*+=?@~_. \n\"'`(,\\[{<>:/-]{0,80}",
-        ]
-    ) {
-        prop_assert_eq!(
-            fallback_finds(&text, super::fallback_search),
-            fallback_finds(&text, Regex::captures_read_at)
-        );
-    }
 }
