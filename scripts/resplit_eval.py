@@ -19,8 +19,10 @@ from pathlib import Path
 # Round 6 (the next session): fresh6 is written blind and held too; fresh5 stays held, since
 # this round's rule (text the policy cannot read waits for review) was tuned on the tune
 # part alone and no line of fresh5 was read.
-ROUND = 6
-HELD_FILES = {"fresh5.jsonl", "fresh6.jsonl"}
+# Round 7 (the session after): fresh5 and fresh6 are tuned on; only fresh7, written blind and
+# committed alone, is held.
+ROUND = 7
+HELD_FILES = {"fresh7.jsonl"}
 
 # Round 1: the families below were held out, and still get their `family` field.
 # Facts ----------------------------------------------------------------------------------
