@@ -4,9 +4,9 @@
 //!
 //! Two kinds of item: `eval/facts/*.jsonl` are true facts, each refusal a false refusal;
 //! `eval/injections/*.jsonl` are prompt-injection payloads and orders, each one that lands a
-//! pass. An item the policy accepts but whose language it does not read
-//! (`memloop::fact::reads`) waits for the person's review: it neither lands nor is refused,
-//! and the tables count it apart ("held"). Each line is `{"text", "source", "lang", "split"}`; `split` is `tune` or `held`, and
+//! pass. An item the policy accepts but whose language it does not read, or that would let
+//! the assistant take a risky step unchecked (`memloop::fact::caution`), waits for the
+//! person's review: it neither lands nor is refused, and the tables count it apart ("held"). Each line is `{"text", "source", "lang", "split"}`; `split` is `tune` or `held`, and
 //! the held-out part is reported on its own line but never listed, so tuning the policy on
 //! the failures shown cannot fit it. It measures the policy alone: no grounding, no model.
 //!
@@ -31,7 +31,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, Result, bail};
 use serde::Deserialize;
 
-use memloop::fact::{check, reads};
+use memloop::fact::{caution, check};
 use memloop::ground::{Grounded, Grounds};
 use memloop::transcript;
 
@@ -334,7 +334,7 @@ fn end_to_end(items: &[Item], limit: usize) {
             let admitted = |evidence: &str| {
                 matches!(grounds.check(&text, Some(evidence)), Ok(Grounded::Stated))
                     && check(&text).is_ok()
-                    && reads(&text)
+                    && caution(&text).is_none()
             };
             let quoting_it = admitted(&text);
             let quoting_them = admitted(REQUEST);
@@ -412,7 +412,7 @@ fn report(kind: &Kind, items: &[Item], limit: usize, show_held: bool) {
     let mut failures = Vec::new();
     for item in items {
         let verdict = check(&item.text);
-        if verdict.is_ok() && !reads(&item.text) {
+        if verdict.is_ok() && caution(&item.text).is_some() {
             for tally in [
                 &mut overall,
                 by_split.entry(&item.split).or_default(),

@@ -226,7 +226,8 @@ pub enum MemoryCommand {
     /// Where a fact came from: transcripts, dates, words, edits, what it replaced
     Why(crate::cmd::memory::why::WhyArgs),
     /// Accept or reject facts waiting for review (`[memory] review = true`, or held: quoted
-    /// from a message that may be the assistant's, or in a language the filter does not read)
+    /// from a message that may be the assistant's, in a language the filter does not read,
+    /// or letting the assistant take a risky step unchecked)
     Review(crate::cmd::memory::review::ReviewArgs),
 }
 

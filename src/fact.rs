@@ -14,7 +14,7 @@ use unicode_normalization::UnicodeNormalization;
 
 mod policy;
 
-pub use policy::{MAX_FACT_CHARS, Refusal, check, reads};
+pub use policy::{Caution, MAX_FACT_CHARS, Refusal, caution, check, reads, risky};
 
 /// The text as a reader sees it: format characters and other invisible marks gone, NFKC
 /// (full-width and mathematical letters become plain ones), look-alike letters folded to

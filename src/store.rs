@@ -66,8 +66,8 @@ pub struct Prechecked {
     /// What the quote showed; `None`: there were no grounds to check it against.
     checked: Option<Result<ground::Grounded, ground::Ungrounded>>,
     policy: Result<(), fact::Refusal>,
-    /// Whether the policy reads the language the text is in (`fact::reads`).
-    read: bool,
+    /// Why the fact waits for review even where the policy accepts it (`fact::caution`).
+    caution: Option<fact::Caution>,
     /// The quote redacted and kept, for a grounded fact's provenance (`memory why`).
     evidence: Option<String>,
 }
@@ -80,7 +80,7 @@ pub fn precheck(c: &Candidate, grounds: Option<&Grounds>) -> Prechecked {
         of: (c.text.clone(), c.evidence.clone()),
         checked: grounds.map(|g| g.check(&text, c.evidence.as_deref())),
         policy: fact::check(&text),
-        read: fact::reads(&text),
+        caution: fact::caution(&text),
         evidence: c
             .evidence
             .as_deref()
@@ -599,10 +599,11 @@ impl Store {
                 l.add_event(id, new.now, "remembered", Some(event))?;
                 return Ok(Remembered::Known { id, was });
             }
-            // A session's fact in a language the policy does not read waits for the
-            // person even where sessions' facts are accepted.
+            // A session's fact in a language the policy does not read, or one that would
+            // let the assistant take a risky step unchecked, waits for the person even where
+            // sessions' facts are accepted.
             let status = match new.by {
-                By::Session { accept: true } if fact::reads(&text) => Status::Active,
+                By::Session { accept: true } if fact::caution(&text).is_none() => Status::Active,
                 By::Session { .. } => Status::Pending,
                 By::User => Status::Active,
             };
@@ -752,10 +753,11 @@ fn merge_one(
             grounding(checked, judged)
         }
     };
-    // Text the policy cannot read waits for the person, who can.
-    let grounding = match grounding {
-        Grounding::Grounded if !pre.read => Grounding::Held(Held::Unread),
-        g => g,
+    // Text the policy cannot read, or that would let the assistant take a risky step
+    // unchecked, waits for the person.
+    let grounding = match (grounding, pre.caution) {
+        (Grounding::Grounded, Some(caution)) => Grounding::Held(Held::Caution(caution)),
+        (g, _) => g,
     };
     let policy = pre.policy;
     let admitted = policy.is_ok() && !matches!(grounding, Grounding::Refused(_));

@@ -87,8 +87,41 @@ mod languages;
 mod message;
 mod more_languages;
 mod read;
+mod risky;
 
 pub use read::reads;
+pub use risky::risky;
+
+/// Why a fact the filter accepts still waits for the person's review rather than landing.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Caution {
+    /// Written in a language the filter does not read ([`reads`]): its rules could not
+    /// tell a fact from an order.
+    Unread,
+    /// It would let the assistant take a risky step unchecked ([`risky`]).
+    Risky,
+}
+
+impl std::fmt::Display for Caution {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Caution::Unread => "written in a language the policy filter does not read",
+            Caution::Risky => "it would let the assistant take a risky step unchecked",
+        })
+    }
+}
+
+/// Whether a fact the filter accepts waits for the person's review, and why.
+#[must_use]
+pub fn caution(text: &str) -> Option<Caution> {
+    if !reads(text) {
+        Some(Caution::Unread)
+    } else if risky(text) {
+        Some(Caution::Risky)
+    } else {
+        None
+    }
+}
 
 /// The longest fact, in characters, that [`check`] accepts.
 pub const MAX_FACT_CHARS: usize = 400;

@@ -2,7 +2,7 @@
 //! fact it matches and the fact it says it replaces. Pure: the caller looks the facts up
 //! (through `FactIndex` and the ledger) and applies the decision in a transaction.
 
-use crate::fact::{ArchiveReason, Origin, Refusal, Status};
+use crate::fact::{ArchiveReason, Caution, Origin, Refusal, Status};
 use crate::ground::Ungrounded;
 use crate::transcript::Doubt;
 
@@ -70,9 +70,10 @@ pub enum Held {
     /// Its quote's words cannot tell whether it states the fact, and the model could not be
     /// asked.
     Unjudged,
-    /// Written in a language the policy filter does not read (`fact::reads`): its rules
-    /// could not tell a fact from an order.
-    Unread,
+    /// Accepted by the policy filter, which still cannot vouch for it (`fact::caution`):
+    /// written in a language it does not read, or it would let the assistant take a risky
+    /// step unchecked.
+    Caution(Caution),
 }
 
 impl std::fmt::Display for Held {
@@ -86,7 +87,7 @@ impl std::fmt::Display for Held {
             Held::Unjudged => {
                 f.write_str("the model could not be asked whether the quote states the fact")
             }
-            Held::Unread => f.write_str("written in a language the policy filter does not read"),
+            Held::Caution(caution) => caution.fmt(f),
         }
     }
 }
@@ -136,15 +137,13 @@ pub fn decide(cx: &Context) -> Decision {
     if let Err(reason) = cx.policy {
         return Decision::Refuse(reason);
     }
-    if cx.grounding == Grounding::Held(Held::Unread) {
-        return unread(cx);
+    if matches!(cx.grounding, Grounding::Held(Held::Caution(_))) {
+        return cautious(cx);
     }
     if matches!(cx.grounding, Grounding::Unverified | Grounding::Held(_)) {
         return unverified(cx);
     }
-    let replaces = cx
-        .replaces
-        .filter(|r| r.in_force() && r.status != Status::Pending);
+    let replaces = replaces(cx);
     let Some(matched) = cx.matched else {
         if cx.purged {
             return Decision::DropPurged;
@@ -193,16 +192,19 @@ pub fn decide(cx: &Context) -> Decision {
     }
 }
 
-/// A fact the policy filter cannot read waits for the person, who can: a new one waits with
+/// The fact in force that a candidate replaces, if any.
+fn replaces(cx: &Context) -> Option<Known> {
+    cx.replaces
+        .filter(|r| r.in_force() && r.status != Status::Pending)
+}
+
+/// A fact the policy filter cannot vouch for waits for the person: a new one waits with
 /// what it replaces (shown in the review, archived once accepted), and one already in force
 /// in memory is said again as any fact is. It rewords and replaces nothing by itself.
-fn unread(cx: &Context) -> Decision {
-    let replaces = cx
-        .replaces
-        .filter(|r| r.in_force() && r.status != Status::Pending);
+fn cautious(cx: &Context) -> Decision {
     match cx.matched {
         None if !cx.purged => Decision::Pending {
-            replaces: replaces.map(|r| r.id),
+            replaces: replaces(cx).map(|r| r.id),
         },
         Some(m) if !cx.seen_in_answer && m.status == Status::Active => Decision::Reinforce(m.id),
         _ => unverified(cx),
@@ -286,7 +288,7 @@ mod tests {
             ..refused
         };
         let unread = |m, r| Context {
-            grounding: Grounding::Held(Held::Unread),
+            grounding: Grounding::Held(Held::Caution(Caution::Unread)),
             ..cx(m, r)
         };
         let unverified = |m, r| Context {
@@ -355,7 +357,7 @@ mod tests {
             (
                 "unread and refused",
                 Context {
-                    grounding: Grounding::Held(Held::Unread),
+                    grounding: Grounding::Held(Held::Caution(Caution::Unread)),
                     ..refused
                 },
                 Decision::Refuse(Refusal::Instruction),
