@@ -447,6 +447,15 @@ fn a_fact_the_filter_cannot_vouch_for_waits_for_review() {
     );
     let memory = bullets(&env.memory());
     assert_eq!(memory, vec![ENGLISH.to_owned()], "{memory:?}");
+    // The review says why each one waits.
+    let listed = env.cmd().args(["memory", "review"]).output().unwrap();
+    let listed = String::from_utf8_lossy(&listed.stdout).into_owned();
+    for why in [
+        "waits: written in a language the policy filter does not read",
+        "waits: it would let the assistant take a risky step unchecked",
+    ] {
+        assert!(listed.contains(why), "{listed}");
+    }
 
     let review = env
         .cmd()

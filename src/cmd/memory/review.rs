@@ -55,7 +55,8 @@ pub struct Waiting {
 }
 
 impl Waiting {
-    /// `Preferences, global; from chat.md (2025-06-12); replaces "…"`.
+    /// `Preferences, global; from chat.md (2025-06-12); replaces "…"`, and why the policy
+    /// filter could not vouch for it, if so (`waits: …`).
     fn describe(&self) -> String {
         let scope = match (&self.scope, &self.vault) {
             (Scope::Vault, Some(v)) => format!("vault {v}"),
@@ -67,6 +68,10 @@ impl Waiting {
         }
         if let Some(old) = &self.replaces {
             s.push_str(&format!("; replaces \"{old}\""));
+        }
+        // Worked out again from the words, as the run did: the same text, the same answer.
+        if let Some(caution) = fact::caution(&self.text) {
+            s.push_str(&format!("; waits: {caution}"));
         }
         s
     }
