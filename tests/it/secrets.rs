@@ -9,6 +9,7 @@
 
 use std::collections::BTreeSet;
 use std::fs;
+use std::time::Duration;
 
 use serde_json::{Value, json};
 
@@ -645,7 +646,10 @@ fn eval_no_planted_secret_reaches_a_request_a_file_or_the_ledger() {
         let answer = anthropic_tool_use(&eval_answer(plants), 100, 20);
         mock.when(move |r| r.user_text().contains(&marker), Reply::Raw(answer));
     }
-    env.extract(&mock, &[], 0);
+    // Over a thousand plants in one run: a debug build on a loaded machine may take
+    // minutes, more than a test command's usual limit.
+    let patiently = Duration::from_secs(900);
+    env.extract_within(&anthropic(&mock), &[], 0, patiently);
     env.cmd()
         .args(["memory", "review", "--accept-all"])
         .assert()
@@ -667,7 +671,7 @@ fn eval_no_planted_secret_reaches_a_request_a_file_or_the_ledger() {
     }
     crate::support::write_file(&env.memory_path(), memory.as_bytes());
     // Reads the hand edits back, backs the file up, then sends the known facts again.
-    env.extract(&mock, &["--force"], 0);
+    env.extract_within(&anthropic(&mock), &["--force"], 0, patiently);
 
     let requests = mock.requests();
     let state = env.state_dir();

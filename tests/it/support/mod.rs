@@ -150,8 +150,22 @@ impl TestEnv {
     /// `memloop extract --json ARGS` with these provider variables (see [`anthropic`],
     /// [`openai`]); asserts the exit code and returns the report.
     pub fn extract_via(&self, provider: &[(&str, String)], args: &[&str], code: i32) -> Value {
+        self.extract_within(provider, args, code, COMMAND_TIMEOUT)
+    }
+
+    /// [`Self::extract_via`] with its own time limit, for a run over far more text than a
+    /// test's usual few transcripts (an evaluation), which a loaded machine may take
+    /// minutes over in a debug build.
+    pub fn extract_within(
+        &self,
+        provider: &[(&str, String)],
+        args: &[&str],
+        code: i32,
+        limit: Duration,
+    ) -> Value {
         let assert = self
             .cmd()
+            .timeout(limit)
             .envs(provider.iter().map(|(k, v)| (*k, v)))
             .args(["extract", "--json"])
             .args(args)
