@@ -249,16 +249,14 @@ pub(super) fn in_secret_block(text: &str, value: Range<usize>) -> Option<Range<u
     let indent = |line: &str| line.len() - line.trim_start_matches([' ', '\t']).len();
     let line_start = text[..value.start].rfind('\n').map_or(0, |i| i + 1);
     let own = indent(&text[line_start..value.start]);
-    let parent = lines_back(&text[..line_start])
-        .take(200)
-        .filter(|l| !l.trim().is_empty())
-        .find(|l| {
-            if own == 0 {
-                l.starts_with('[')
-            } else {
-                indent(l) < own
-            }
-        })?;
+    let parent = if own == 0 {
+        section_header(&text[..line_start], 200)
+    } else {
+        lines_back(&text[..line_start])
+            .take(200)
+            .filter(|l| !l.trim().is_empty())
+            .find(|l| indent(l) < own)
+    }?;
     let header = parent
         .trim()
         .trim_start_matches(['[', '"', '\''])
@@ -285,10 +283,51 @@ pub(super) fn in_secret_block(text: &str, value: Range<usize>) -> Option<Range<u
     (s.len() >= 6 && !word && !number).then_some(value)
 }
 
+/// The nearest of the last `lines` lines of `before` (text that ends where a line starts)
+/// that starts with `[`, blank lines counted, as `lines` gives it: what `lines_back` would
+/// find, for a fraction of the instructions. A value outside any block walks all 200 lines
+/// back, most often to find no header (prose has none); here their newlines are counted a
+/// block of bytes at a time, and only the `[`s among them are looked at.
+fn section_header(before: &str, lines: usize) -> Option<&str> {
+    debug_assert!(before.is_empty() || before.ends_with('\n'));
+    let bytes = before.as_bytes();
+    // The lines start after the `lines + 1`th newline back (the last one ends the last line).
+    let first = nth_back(bytes, b'\n', lines).map_or(0, |i| i + 1);
+    let at = memchr::memrchr_iter(b'[', &bytes[first..])
+        .map(|i| first + i)
+        .find(|&i| i == 0 || bytes[i - 1] == b'\n')?;
+    // Every line of `before` ends with a newline, so the `\r` before it goes, as in `lines`.
+    let end = memchr::memchr(b'\n', &bytes[at..]).map_or(bytes.len(), |i| at + i);
+    let line = &before[at..end];
+    Some(line.strip_suffix('\r').unwrap_or(line))
+}
+
+/// Where the `n`th `needle` from the end of `haystack` is (the last is the 0th).
+fn nth_back(haystack: &[u8], needle: u8, n: usize) -> Option<usize> {
+    // Large enough for the vectorised count to pay off, small enough that the block holding
+    // the answer is not much searched past.
+    const BLOCK: usize = 1024;
+    let mut left = n;
+    let mut end = haystack.len();
+    while end > 0 {
+        let start = end.saturating_sub(BLOCK);
+        let block = &haystack[start..end];
+        let count = memchr::memchr_iter(needle, block).count();
+        if count > left {
+            return memchr::memrchr_iter(needle, block)
+                .nth(left)
+                .map(|i| start + i);
+        }
+        left -= count;
+        end = start;
+    }
+    None
+}
+
 /// The lines of `text` last first: `text.lines().rev()`, each line found with `memchr`'s
 /// vectorised `memrchr`, which costs about half as many instructions per line as the
-/// searcher `lines().rev()` uses; `in_secret_block` walks up to 200 lines back for every
-/// candidate value in an indented block or under no header.
+/// searcher `lines().rev()` uses; `in_secret_block` walks up to 200 lines back with it for
+/// every candidate value on an indented line.
 fn lines_back(text: &str) -> impl Iterator<Item = &str> {
     let mut rest = text;
     std::iter::from_fn(move || {
@@ -1328,6 +1367,21 @@ mod tests {
                     "{:?} at {}..{}", text, start, end
                 );
             }
+        }
+
+        /// `section_header` finds what the walk over `lines_back` finds, for any text, with
+        /// lines long and short around the 1,024-byte blocks it counts newlines in.
+        #[test]
+        fn section_header_is_the_nearest_bracketed_line(
+            lines in proptest::collection::vec("\\[?[a\r \u{3000}]{0,3}|x{0,1500}", 0..60),
+            limit in 0usize..60,
+        ) {
+            let text: String = lines.iter().map(|l| format!("{l}\n")).collect();
+            let want = lines_back(&text)
+                .take(limit)
+                .filter(|l| !l.trim().is_empty())
+                .find(|l| l.starts_with('['));
+            prop_assert_eq!(section_header(&text, limit), want);
         }
 
         /// `lines_back` is `lines().rev()`, for any text.
