@@ -618,18 +618,27 @@ pub fn is_filler(word: &str) -> bool {
 /// Numbers and negations are never slips.
 #[must_use]
 pub fn one_slip(a: &str, b: &str) -> bool {
-    let (a, b): (Vec<char>, Vec<char>) = (a.chars().collect(), b.chars().collect());
+    let digits = |s: &str| s.bytes().any(|c| c.is_ascii_digit());
+    // Compared byte for byte when both are ASCII, as most words are: it is called for many
+    // pairs of words, and collecting their letters cost more than the comparison.
+    if a.is_ascii() && b.is_ascii() {
+        return one_edit(a.as_bytes(), b.as_bytes()) && !digits(a) && !digits(b);
+    }
+    let (letters_a, letters_b) = (a.chars().count(), b.chars().count());
+    if letters_a < 5 || letters_b < 5 || letters_a.abs_diff(letters_b) > 1 {
+        return false;
+    }
+    let (a_chars, b_chars): (Vec<char>, Vec<char>) = (a.chars().collect(), b.chars().collect());
+    one_edit(&a_chars, &b_chars) && !digits(a) && !digits(b)
+}
+
+/// Whether `a` and `b`, both five items long or more, differ by one item added, dropped or
+/// changed, or two neighbours swapped: [`one_slip`] over letters.
+fn one_edit<T: PartialEq>(a: &[T], b: &[T]) -> bool {
     if a.len() < 5 || b.len() < 5 || a.len().abs_diff(b.len()) > 1 {
         return false;
     }
-    if a.iter().chain(&b).any(char::is_ascii_digit) {
-        return false;
-    }
-    let (short, long) = if a.len() <= b.len() {
-        (&a, &b)
-    } else {
-        (&b, &a)
-    };
+    let (short, long) = if a.len() <= b.len() { (a, b) } else { (b, a) };
     let start = short
         .iter()
         .zip(long.iter())
@@ -658,6 +667,84 @@ pub fn one_slip(a: &str, b: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
+
+    /// `one_slip` as it was before it compared bytes, kept to show it decides alike.
+    fn one_slip_before(a: &str, b: &str) -> bool {
+        let (a, b): (Vec<char>, Vec<char>) = (a.chars().collect(), b.chars().collect());
+        if a.len() < 5 || b.len() < 5 || a.len().abs_diff(b.len()) > 1 {
+            return false;
+        }
+        if a.iter().chain(&b).any(char::is_ascii_digit) {
+            return false;
+        }
+        let (short, long) = if a.len() <= b.len() {
+            (&a, &b)
+        } else {
+            (&b, &a)
+        };
+        let start = short
+            .iter()
+            .zip(long.iter())
+            .take_while(|(x, y)| x == y)
+            .count();
+        if short.len() == long.len() {
+            if start == short.len() {
+                return true;
+            }
+            let end = short
+                .iter()
+                .rev()
+                .zip(long.iter().rev())
+                .take_while(|(x, y)| x == y)
+                .count();
+            start + end + 1 == short.len()
+                || (start + end + 2 == short.len()
+                    && short[start] == long[start + 1]
+                    && short[start + 1] == long[start])
+        } else {
+            short[start..] == long[start + 1..]
+        }
+    }
+
+    /// A word and the same word after one edit of any kind (or none, or two), so that slips
+    /// and near-slips are both common: ASCII and not, letters and digits.
+    fn word_pair() -> impl Strategy<Value = (String, String)> {
+        let letter = proptest::sample::select(vec!['a', 'b', 'e', 'é', 'ß', 'ж', '7', '0', 'z']);
+        (
+            proptest::collection::vec(letter.clone(), 0..9),
+            proptest::collection::vec((0usize..4, any::<prop::sample::Index>(), letter), 0..3),
+        )
+            .prop_map(|(word, edits)| {
+                let mut other = word.clone();
+                for (kind, at, c) in edits {
+                    let i = at.index(other.len() + 1);
+                    match kind {
+                        0 => other.insert(i, c),
+                        1 if i < other.len() => drop(other.remove(i)),
+                        2 if i < other.len() => other[i] = c,
+                        3 if i + 1 < other.len() => other.swap(i, i + 1),
+                        _ => {}
+                    }
+                }
+                (word.into_iter().collect(), other.into_iter().collect())
+            })
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(5000))]
+
+        #[test]
+        fn one_slip_decides_as_before((a, b) in word_pair()) {
+            prop_assert_eq!(one_slip(&a, &b), one_slip_before(&a, &b), "{} {}", a, b);
+            prop_assert_eq!(one_slip(&b, &a), one_slip_before(&b, &a), "{} {}", b, a);
+        }
+
+        #[test]
+        fn one_slip_decides_as_before_on_any_words(a in "[a-cé1]{0,7}", b in "[a-cé1]{0,7}") {
+            prop_assert_eq!(one_slip(&a, &b), one_slip_before(&a, &b), "{} {}", a, b);
+        }
+    }
 
     #[test]
     fn contractions_numbers_and_spellings_are_compared_in_one_form() {
