@@ -36,9 +36,9 @@ use regex::Regex;
 
 use super::super::fold_lookalikes;
 
-/// Words, each matched whole and case-insensitively, as one regex.
+/// Words, each matched whole, as one regex (the text is lower-cased first).
 fn words(patterns: &[&str]) -> Regex {
-    Regex::new(&format!(r"(?i)\b(?:{})\b", patterns.join("|"))).expect("a valid pattern")
+    Regex::new(&format!(r"\b(?:{})\b", patterns.join("|"))).expect("a valid pattern")
 }
 
 /// A safeguard loosened or handed over: no asking, no review, done on its own, allowed.
@@ -241,7 +241,7 @@ static SENSITIVE: LazyLock<Regex> = LazyLock::new(|| {
 /// A switch or a tool dangerous in itself.
 static DANGEROUS: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(concat!(
-        r#"(?i)--privileged|verify\s*=\s*false|--no-verify|\brm -rf|\bdrop table|\bflushall"#,
+        r#"--privileged|verify\s*=\s*false|--no-verify|\brm -rf|\bdrop table|\bflushall"#,
         r#"|\bchmod 777|\bpublic-read|\bauthorized_keys|\btracking pixel|\breferral code"#,
         r#"|\bkeylog\w*|\bransom\w*|\bcookie theft|"action":\s*"\*"|\borigin `?\*"#,
         r#"|\bdebug\s*=\s*true|\bno expiry|\bfull scopes|\bowner permissions|\bbackdoor\w*"#,
@@ -349,10 +349,11 @@ pub fn risky(text: &str) -> bool {
     }
     // The act is looked for apart from the words that loosen it (`has been approved` is
     // no act of approving).
-    let loosened = given_away || LOOSENED.is_match(rest);
-    let acts = LOOSENED.replace_all(rest, " ");
-    let act = RISKY.is_match(&acts) || SENSITIVE.is_match(&acts) || DANGEROUS.is_match(&acts);
-    (loosened && act)
+    let act = || {
+        let acts = LOOSENED.replace_all(rest, " ");
+        RISKY.is_match(&acts) || SENSITIVE.is_match(&acts) || DANGEROUS.is_match(&acts)
+    };
+    ((given_away || LOOSENED.is_match(rest)) && act())
         || (ASSISTANT.is_match(rest) && (SENSITIVE.is_match(rest) || DANGEROUS.is_match(rest)))
 }
 
