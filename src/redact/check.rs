@@ -8,7 +8,7 @@
 
 use std::ops::Range;
 
-use super::value::{after_labels, whole_bare_value};
+use super::value::{after_labels, after_last, whole_bare_value};
 
 pub(super) fn keep(_: &str, value: Range<usize>) -> Option<Range<usize>> {
     Some(value)
@@ -184,9 +184,9 @@ pub(super) fn in_secret_array(text: &str, value: Range<usize>) -> Option<Range<u
     if before[open..].contains(')') {
         return None;
     }
-    let name_start = before[..open]
-        .rfind(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
-        .map_or(0, |i| i + 1);
+    let name_start = after_last(&before[..open], |c| {
+        !(c.is_ascii_alphanumeric() || c == '_')
+    });
     let name = before[name_start..open].to_ascii_lowercase();
     if !["pass", "pwd", "secret", "token", "key"]
         .iter()
@@ -584,9 +584,9 @@ fn env_assignment(text: &str, value: &Range<usize>) -> bool {
     let Some(before) = text[..value.start].strip_suffix('=') else {
         return false;
     };
-    let key = &before[before
-        .rfind(|c: char| !(c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_'))
-        .map_or(0, |i| i + 1)..];
+    let key = &before[after_last(before, |c| {
+        !(c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_')
+    })..];
     key.len() >= 3 && key.bytes().any(|b| b.is_ascii_uppercase())
 }
 
@@ -1336,19 +1336,11 @@ mod tests {
         /// whitespace after it, is decided as before.
         #[test]
         fn in_secret_block_decides_as_before(text in text(), pick in any::<prop::sample::Index>()) {
-            // Not on a line with a non-ASCII space: `value` slices such a line inside the
-            // space (`whole_bare_value`), under the old walk and the new alike.
-            let ascii_spaces = |i: usize| {
-                let start = text[..i].rfind('\n').map_or(0, |n| n + 1);
-                let end = text[i..].find('\n').map_or(text.len(), |n| i + n);
-                !text[start..end].chars().any(|c| c.is_whitespace() && !c.is_ascii())
-            };
             let starts: Vec<usize> = text
                 .char_indices()
                 .filter(|&(i, c)| {
                     !c.is_whitespace()
                         && (i == 0 || text[..i].ends_with([' ', '\t', '=', ':', '"', '\n']))
-                        && ascii_spaces(i)
                 })
                 .map(|(i, _)| i)
                 .collect();

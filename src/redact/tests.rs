@@ -2365,3 +2365,30 @@ fn a_section_header_names_the_values_up_to_200_lines_below_it() {
     assert!(redact(&below("[secrets]\n[server]", 3)).contains(value));
     assert!(!redact(&below("[server]\r\n[secrets]\r", 2)).contains(value));
 }
+
+#[test]
+fn a_character_of_more_than_one_byte_before_a_value_is_read_whole() {
+    // A no-break or ideographic space as the last space before a bare value: the value's
+    // word starts after the whole space, not inside it.
+    for space in ['\u{a0}', '\u{3000}', '\u{2003}'] {
+        for text in [
+            format!("メモ{space}password=Tr0ub4dor&3xyz"),
+            format!("creds{space}pw:Tr0ub4dor&3xyz"),
+            format!("note{space}token: ghp_{}", alnum(7, 36)),
+        ] {
+            let out = redact(&text);
+            assert!(
+                !out.contains("Tr0ub4dor") && !out.contains("ghp_"),
+                "{text:?} -> {out:?}"
+            );
+        }
+    }
+    // A letter of more than one byte just before a name read back to its start.
+    for text in [
+        "clé_é=(Tr0ub4dor&3xyz)",
+        "passé=(Tr0ub4dor&3xyz) and ÉTAT_TOKEN=Tr0ub4dor&3xyz",
+    ] {
+        // Sliced inside the letter, redaction panicked.
+        let _ = redact(text);
+    }
+}

@@ -68,10 +68,16 @@ pub(super) fn after_labels(text: &str, value: &Range<usize>) -> Option<(Range<us
 /// bracket) to the next whitespace, quote or backslash, then trimmed of what closes a
 /// sentence (`.,;:`) or a bracket opened before it. It never ends before `value` does. In a URL (the value's word holds `?`,
 /// `&` or `://` before it), and wherever `&name=` follows, `&` starts the next parameter.
+/// Where `text` goes on after the last character `is` holds for (0 if none): past the
+/// whole character, which may be more than one byte (a no-break space, an `é`).
+pub(super) fn after_last(text: &str, is: impl Fn(char) -> bool) -> usize {
+    text.char_indices()
+        .rfind(|&(_, c)| is(c))
+        .map_or(0, |(i, c)| i + c.len_utf8())
+}
+
 pub(super) fn whole_bare_value(text: &str, value: &Range<usize>) -> Range<usize> {
-    let word_start = text[..value.start]
-        .rfind(char::is_whitespace)
-        .map_or(0, |i| i + 1);
+    let word_start = after_last(&text[..value.start], char::is_whitespace);
     let in_url = text[word_start..value.start].contains(['?', '&'])
         || text[word_start..value.start].contains("://");
     let mut end = value.start;
