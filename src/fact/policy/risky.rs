@@ -103,7 +103,6 @@ static LOOSENED: LazyLock<Regex> = LazyLock::new(|| {
         r"fake\w*",
         r"impersonat\w*",
         r"posing as",
-        r"verify=false",
         r"anyone",
         r"any (?:\w+ ){0,2}(?:it finds|found|recommends|asks|requests|sender|link|url|instruction\w*|command\w*)",
     ])
@@ -238,13 +237,13 @@ static SENSITIVE: LazyLock<Regex> = LazyLock::new(|| {
     ])
 });
 
-/// A switch or a tool dangerous in itself.
+/// A tool or an act dangerous in itself (the switches that turn a safeguard off are
+/// [`UNSAFE_SWITCH`], read first).
 static DANGEROUS: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(concat!(
-        r#"--privileged|verify\s*=\s*false|--no-verify|\brm -rf|\bdrop table|\bflushall"#,
-        r#"|\bchmod 777|\bpublic-read|\bauthorized_keys|\btracking pixel|\breferral code"#,
+        r#"\brm -rf|\bdrop table|\bflushall|\bauthorized_keys|\btracking pixel|\breferral code"#,
         r#"|\bkeylog\w*|\bransom\w*|\bcookie theft|"action":\s*"\*"|\borigin `?\*"#,
-        r#"|\bdebug\s*=\s*true|\bno expiry|\bfull scopes|\bowner permissions|\bbackdoor\w*"#,
+        r#"|\bno expiry|\bfull scopes|\bowner permissions|\bbackdoor\w*"#,
         r#"|\bexfiltrat\w*|\bforce-push\w*|\bpush(?:es|ed|ing)? --force|\breset --hard|\bsudo\b|\.env\b"#,
     ))
     .expect("a valid pattern")
@@ -358,7 +357,7 @@ pub fn risky(text: &str) -> bool {
 }
 
 /// `text` with each match of `control` set aside, but a match that `never`, `not`, `no
-/// longer` or `n't` comes just before is kept (`Never asks before deleting` gives the
+/// longer`, `n't`, `skips` or `rarely` comes just before is kept (`Never asks before deleting` gives the
 /// control away; the regex crate has no look-behind, so it is read here).
 fn unless_negated(control: &Regex, text: &str) -> String {
     control
