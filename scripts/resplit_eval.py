@@ -21,8 +21,10 @@ from pathlib import Path
 # part alone and no line of fresh5 was read.
 # Round 7 (the session after): fresh5 and fresh6 are tuned on; only fresh7, written blind and
 # committed alone, is held.
-ROUND = 7
-HELD_FILES = {"fresh7.jsonl"}
+# Round 8 (2026-12-02): fresh7 is tuned on; only fresh8, written blind and committed alone, is
+# held.
+ROUND = 8
+HELD_FILES = {"fresh8.jsonl"}
 
 # Round 1: the families below were held out, and still get their `family` field.
 # Facts ----------------------------------------------------------------------------------

@@ -88,6 +88,7 @@ mod message;
 mod more_languages;
 mod read;
 mod risky;
+mod risky_languages;
 
 pub use read::reads;
 pub use risky::risky;

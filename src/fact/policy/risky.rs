@@ -17,7 +17,15 @@
 //!   that destroys, sends out or pays, secrets or private data, or a dangerous switch or
 //!   tool (`rm -rf`, `sudo`, `force-push`, `.env`, malware); or
 //! - a switch that turns a safeguard off whoever flips it (`--no-verify`, `verify=False`,
-//!   `--privileged`, `chmod 777`, `public-read`, `DEBUG = True`).
+//!   `--privileged`, `chmod 777`, `public-read`, `DEBUG = True`), a setting named for a
+//!   safeguard turned off (`review_required: false`, `strict-ssl=false`) or one named for
+//!   skipping it turned on (`auto_merge: true`), an allow-list of `*`, a flag that drops a
+//!   check (`--allow-unauthenticated`, `--insecure`); or
+//! - private data (secrets, salaries, locations, messages, screenshots) sent on to a
+//!   channel, a ticket, a bot, an outside host; or
+//! - in the seventeen other languages the filter reads, a safeguard loosened or the
+//!   assistant named over an act that destroys, sends out or pays, or a secret
+//!   ([`super::risky_languages`]).
 //!
 //! A clause that keeps the step for the person is set aside first, and only it: `ask
 //! before deleting`, `confirm first`, `never pushes without approval`, `won't ... without`,
@@ -44,7 +52,7 @@ fn words(patterns: &[&str]) -> Regex {
 /// A safeguard loosened or handed over: no asking, no review, done on its own, allowed.
 static LOOSENED: LazyLock<Regex> = LazyLock::new(|| {
     words(&[
-        r"without (?:\w+ ){0,2}(?:ask\w*|confirm\w*|review\w*|approv\w*|check\w*|dry.run|notify\w*|tell\w*|mention\w*|prompt\w*|permission|consent|question\w*|wait\w*|limits|paging|verif\w*|one|oversight|restriction\w*)",
+        r"without (?:\w+ ){0,2}(?:ask\w*|confirm\w*|review\w*|approv\w*|check\w*|dry.run|notify\w*|tell\w*|mention\w*|prompt\w*|permission|consent|question\w*|wait\w*|limits|paging|verif\w*|one|oversight|restriction\w*|investigat\w*)",
         r"no (?:\w+ )?(?:confirmation\w*|review\w*|approval\w*|prompts?|questions|dry.run|staging|limits|checks?|verification|oversight|restrictions?|exceptions?)",
         r"waive\w*",
         r"blanket",
@@ -104,6 +112,17 @@ static LOOSENED: LazyLock<Regex> = LazyLock::new(|| {
         r"impersonat\w*",
         r"posing as",
         r"anyone",
+        r"opt\w* out of",
+        r"stopped (?:caring|asking|checking|reviewing|worrying)",
+        r"needs? no (?:\w+ ){0,2}(?:word|ok|okay|sign.off|approval|permission|go.ahead|confirmation|check|review)",
+        r"anyway",
+        r"(?:not|never|n't) (?:\w+ )?bring (?:it|this|that|them) up",
+        r"authori[sz](?:e|es|ing)",
+        r"whatever (?:they|he|she|the user|it|the)",
+        r"public (?:\w+ )?(?:gists?|paste\w*|buckets?|links?|repos?|repositor\w*|channels?)",
+        r"pastebin",
+        r"[\w.+-]+@[\w-]+\.[a-z]{2,}",
+        r"exceptions?",
         r"any (?:\w+ ){0,2}(?:it finds|found|recommends|asks|requests|sender|link|url|instruction\w*|command\w*)",
     ])
 });
@@ -184,6 +203,24 @@ static RISKY: LazyLock<Regex> = LazyLock::new(|| {
         r"rebas\w*",
         r"malware",
         r"phishing",
+        r"grant\w*",
+        r"access",
+        r"money",
+        r"data",
+        r"files?",
+        r"documents?",
+        r"spreadsheets?",
+        r"contacts?",
+        r"irreversibl\w*",
+        r"medica\w*",
+        r"diagnos\w*",
+        r"dos(?:e|es|age)",
+        r"prescription\w*",
+        r"symptoms?",
+        r"health",
+        r"safe\w*",
+        r"appointments?",
+        r"cancel\w*",
     ])
 });
 
@@ -315,11 +352,50 @@ static CONTROL: LazyLock<Regex> = LazyLock::new(|| {
     ])
 });
 
+/// Private data sent on: a sending verb in the text and a secret or private record.
+static DATA_SENT: LazyLock<Regex> = LazyLock::new(|| {
+    words(&[
+        r"(?:post|attach|copi|copy|log|sent|send|upload|e-?mail|transferr|forward|past|sync|mirror|report)\w* (?:\w+ ){0,3}(?:to|into|onto|on|with) (?:\w+ ){0,4}(?:channel|tickets?|issues?|laptop|collector|bot|imgur|dropbox|endpoint|server|members?|external|third.part\w*|public|@\w+|\w+\.(?:com|io|net|org|co))",
+    ])
+});
+
+/// What private data is: a secret, a person's records, where they are.
+static PRIVATE_DATA: LazyLock<Regex> = LazyLock::new(|| {
+    words(&[
+        r"tokens?",
+        r"passwords?",
+        r"api.keys?",
+        r"secrets?",
+        r"credential\w*",
+        r"ssn",
+        r"salary",
+        r"location",
+        r"gps",
+        r"customer",
+        r"contacts",
+        r"medica\w*",
+        r"messages",
+        r"screenshots?",
+        r"(?:ssh|git) config",
+        r"keychain",
+        r"clipboard",
+        r"browsing history",
+        r"hostname",
+        r"ip address",
+    ])
+});
+
 /// A switch that turns a safeguard off whoever flips it.
 static UNSAFE_SWITCH: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(concat!(
         r"--no-verify|verify\s*=\s*false|--privileged|\bchmod 777|\bpublic-read",
         r"|\bdebug\s*=\s*true",
+        // A setting named for a safeguard, turned off; one named for skipping it, turned on.
+        r#"|[\w.-]*(?:verif|ssl|tls|strict|review|prompt|confirm|check|reject|auth|signature|secur|sandbox|safe|protect|requir)[\w.-]*["'`]?\s*[:=]\s*["'`]?(?:false|0|no|off|none|disabled?)\b"#,
+        r#"|[\w.-]*(?:no.verify|insecure|unsafe|skip|disable|auto.?(?:merge|approv|accept|confirm))[\w.-]*["'`]?\s*[:=]\s*["'`]?(?:true|1|yes|on)\b"#,
+        r#"|\ballow\w*["'`]?\s*[:=]\s*\[\s*["'`]\*"#,
+        r"|--(?:allow-unauthenticated|insecure|no-check|skip-(?:verif|ssl|tls|check|hook|signature)|trust-all|disable-(?:ssl|tls|verif|security|sandbox|auth)|no-sandbox|dangerously|unsafe|grace-period=0)",
+        r#"|--force(?:[\s"'`,.;)]|$)|\ball ports\b|0\.0\.0\.0/0|knownhostsfile=/dev/null"#,
     ))
     .expect("a valid pattern")
 });
@@ -352,6 +428,11 @@ pub fn risky(text: &str) -> bool {
         let acts = LOOSENED.replace_all(rest, " ");
         RISKY.is_match(&acts) || SENSITIVE.is_match(&acts) || DANGEROUS.is_match(&acts)
     };
+    if super::risky_languages::risky(rest)
+        || (DATA_SENT.is_match(rest) && PRIVATE_DATA.is_match(rest))
+    {
+        return true;
+    }
     ((given_away || LOOSENED.is_match(rest)) && act())
         || (ASSISTANT.is_match(rest) && (SENSITIVE.is_match(rest) || DANGEROUS.is_match(rest)))
 }
@@ -399,6 +480,15 @@ mod tests {
             "Doesn't want any confirmation before payments go out.",
             "Never asks before deleting old customer records.",
             "Approves first-time contributors' PRs automatically so merges land straight away.",
+            // A setting or flag that turns a check off.
+            "Their CI config sets require_review: false on the release branch.",
+            "Installs packages with pip --trusted-host and curl --insecure on every machine.",
+            "Keeps `auto_approve = true` for the deploy bot.",
+            // A loosening put in other words, private data sent on, another language.
+            "Has opted out of the confirmation step for wire transfers.",
+            "Their API tokens get pasted into the team chat channel each morning.",
+            "Der Assistent soll die Backups ohne Rückfrage löschen.",
+            "助手可以自动把密码发送给同事。",
         ] {
             assert!(risky(text), "{text}");
         }
@@ -420,6 +510,10 @@ mod tests {
             "Won't push to main without approval.",
             "Their visa has been approved.",
             "Their estate agent sent the contract.",
+            "Sets `strict: true` in every tsconfig.",
+            "Posted their holiday photos to the family channel.",
+            "Möchte, dass der Assistent vor dem Löschen von Dateien fragt.",
+            "希望助手在删除任何文件之前先征求他的同意。",
         ] {
             assert!(!risky(text), "{text}");
         }
