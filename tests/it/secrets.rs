@@ -627,7 +627,8 @@ fn print_table(title: &str, rows: &std::collections::BTreeMap<String, Tally>) {
 /// request body, a written file (memory.md, CLAUDE.md, their backups, anything else outside
 /// the transcripts and the state directory) and the ledger's directory. Each must be 0 for
 /// the tuned files (`plants.tsv` and `held.tsv` to `held5.tsv`); the leaks of the held-out
-/// file (`generate::HELD_OUT`) are printed, not failed on.
+/// files (`generate::HELD_OUT`) are counted, not failed on, and named (kinds and leaks)
+/// only when `MEMLOOP_EVAL_HELD=1`.
 #[test]
 fn eval_no_planted_secret_reaches_a_request_a_file_or_the_ledger() {
     let env = TestEnv::new();
@@ -654,6 +655,15 @@ fn eval_no_planted_secret_reaches_a_request_a_file_or_the_ledger() {
         .args(["memory", "review", "--accept-all"])
         .assert()
         .code(0);
+    // The facts were written, with their secrets redacted (not dropped unseen). Read before
+    // the bullets typed by hand below, which fill memory.md to its cap; the file is not
+    // printed, since it holds the held-out plants.
+    let memory = env.memory();
+    assert!(
+        memory.contains("- Uses ") && memory.contains("[REDACTED:"),
+        "memory.md ({} bytes) holds no redacted fact",
+        memory.len()
+    );
 
     for p in &planted[5] {
         // A refusal (a line break in the text) is fine: what counts is what is kept.
@@ -690,6 +700,7 @@ fn eval_no_planted_secret_reaches_a_request_a_file_or_the_ledger() {
     let mut by_kind = std::collections::BTreeMap::<(&str, String), Tally>::new();
     let mut by_place = std::collections::BTreeMap::<(&str, String), Tally>::new();
     let mut leaks = std::collections::BTreeMap::<&str, Vec<String>>::new();
+    let show_held = std::env::var_os("MEMLOOP_EVAL_HELD").is_some();
     for (place, plants) in planted.iter().enumerate() {
         for p in plants {
             let found = |hay: &[u8]| p.needles.iter().any(|n| contains(hay, n));
@@ -725,15 +736,18 @@ fn eval_no_planted_secret_reaches_a_request_a_file_or_the_ledger() {
                 .collect()
         };
         println!("\n{file}");
-        print_table("kind", &of_file(&by_kind));
+        // A held-out file's kinds name its shapes: they are shown only when asked for.
+        if show_held || !generate::HELD_OUT.contains(&file) {
+            print_table("kind", &of_file(&by_kind));
+        }
         print_table("place", &of_file(&by_place));
     }
     // The held-out shapes are measured, not required: a rule tuned to them would no longer
-    // measure anything.
+    // measure anything, so their leaks are counted and named only when asked for.
     for file in generate::HELD_OUT {
         let held = leaks.remove(file).unwrap_or_default();
         println!("\n{file}: {} leaks", held.len());
-        for leak in &held {
+        for leak in held.iter().filter(|_| show_held) {
             println!("  {leak}");
         }
     }
@@ -743,12 +757,6 @@ fn eval_no_planted_secret_reaches_a_request_a_file_or_the_ledger() {
         "{} leaks:\n{}",
         tuned.len(),
         tuned.join("\n")
-    );
-    // The facts were written, with their secrets redacted (not dropped unseen).
-    let memory = env.memory();
-    assert!(
-        memory.contains("- Uses ") && memory.contains("[REDACTED:"),
-        "{memory}"
     );
 }
 
