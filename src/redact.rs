@@ -120,10 +120,46 @@ fn merge_rounds(
     merged
 }
 
-/// One round: the rules the prefilter lets through, over `text` as it is.
+/// One round: the rules the prefilter lets through, over `text` with its wide spaces read
+/// as plain ones ([`plain_spaces`]).
 fn scan_once(text: &str) -> Vec<(&'static str, Range<usize>)> {
-    let active = active_rules(text);
-    scan_rules(text, |index| active & 1 << index != 0)
+    let plain = plain_spaces(text);
+    let active = active_rules(&plain);
+    let mut found = scan_rules(&plain, |index| active & 1 << index != 0);
+    if let Cow::Owned(_) = plain {
+        // A find bounded inside a wide space is widened to take the whole character.
+        for (_, range) in &mut found {
+            while !text.is_char_boundary(range.start) {
+                range.start -= 1;
+            }
+            while !text.is_char_boundary(range.end) {
+                range.end += 1;
+            }
+        }
+    }
+    found
+}
+
+/// `text` with each space wider than ASCII's (a no-break space, an ideographic space, an
+/// em space: Unicode's space separators) written as as many ASCII spaces as it has bytes,
+/// so the rules, which read `[ \t]` between a key and its value, read `KEY=\u{a0}value` as
+/// `KEY= value`, and every byte offset stays the original's. Borrows when there is none.
+fn plain_spaces(text: &str) -> Cow<'_, str> {
+    let wide = |c: char| {
+        !c.is_ascii() && c.is_whitespace() && !matches!(c, '\u{85}' | '\u{2028}' | '\u{2029}')
+    };
+    if text.is_ascii() || !text.chars().any(wide) {
+        return Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        if wide(c) {
+            out.extend(std::iter::repeat_n(' ', c.len_utf8()));
+        } else {
+            out.push(c);
+        }
+    }
+    Cow::Owned(out)
 }
 
 fn scan_rules(text: &str, active: impl Fn(usize) -> bool) -> Vec<(&'static str, Range<usize>)> {

@@ -2392,3 +2392,23 @@ fn a_character_of_more_than_one_byte_before_a_value_is_read_whole() {
         let _ = redact(text);
     }
 }
+
+#[test]
+fn a_wide_space_between_a_key_and_its_value_is_read_as_a_space() {
+    // A no-break space (pasted from a web page or a word processor), an ideographic space
+    // (typed with a Japanese or Chinese input method), an em space: the rules read `[ \t]`
+    // around `=` and `:`, and left these values in the text.
+    for space in ['\u{a0}', '\u{3000}', '\u{2003}', '\u{202f}'] {
+        for text in [
+            format!("DB_PASSWORD={space}Xk29fjq8Lm2pQzR"),
+            format!("DB_PASSWORD{space}={space}Xk29fjq8Lm2pQzR"),
+            format!("api_key{space}={space}\"Xk29fjq8Lm2pQzR\""),
+            format!("- home nas:{space}password:{space}Xk29fjq8Lm2pQzR"),
+        ] {
+            let out = redact(&text);
+            assert!(!out.contains("Xk29fjq8"), "{text:?} -> {out:?}");
+            // Everything but the value is kept as it was, the wide spaces included.
+            assert!(out.contains(space) && out.contains("[REDACTED:"), "{out:?}");
+        }
+    }
+}
