@@ -42,11 +42,12 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
-use super::super::fold_lookalikes;
+use super::super::{fold_lookalikes, light_words};
 
-/// Words, each matched whole, as one regex (the text is lower-cased first).
+/// Words, each matched whole, as one regex (the text is lower-cased first), with `\w` made
+/// light ([`light_words`]): with Unicode's, each list compiled to megabytes.
 fn words(patterns: &[&str]) -> Regex {
-    Regex::new(&format!(r"\b(?:{})\b", patterns.join("|"))).expect("a valid pattern")
+    Regex::new(&light_words(&format!(r"\b(?:{})\b", patterns.join("|")))).expect("a valid pattern")
 }
 
 /// A safeguard loosened or handed over: no asking, no review, done on its own, allowed.
