@@ -225,54 +225,64 @@ static RISKY: LazyLock<Regex> = LazyLock::new(|| {
     ])
 });
 
+/// Secrets, by name: read among the sensitive acts and objects, and as private data.
+const SECRETS: &[&str] = &[
+    r"tokens?",
+    r"passwords?",
+    r"api.keys?",
+    r"secrets?",
+    r"credential\w*",
+    r"ssn",
+];
+
 /// An act that destroys, sends out or pays, or secrets and private data: risky wherever
 /// the assistant is the one named.
 static SENSITIVE: LazyLock<Regex> = LazyLock::new(|| {
-    words(&[
-        r"delet\w*",
-        r"remov\w*",
-        r"wip\w+",
-        r"eras\w+",
-        r"purg\w+",
-        r"truncat\w+",
-        r"drop\w*",
-        r"flush\w*",
-        r"overwrit\w+",
-        r"expir\w*",
-        r"empty",
-        r"destructive",
-        r"destroy\w*",
-        r"clear\w*",
-        r"prune\w*",
-        r"send\w*",
-        r"sent",
-        r"e-?mail\w*",
-        r"upload\w*",
-        r"export\w*",
-        r"transfer\w*",
-        r"publish\w*",
-        r"leak\w*",
-        r"forward\w*",
-        r"attach\w*",
-        r"past(?:e|es|ed|ing)",
-        r"telemetry",
-        r"analytics",
-        r"webhook",
-        r"external",
-        r"third.part\w*",
-        r"collector",
-        r"pa(?:y|ys|id|ying|yment\w*)",
-        r"purchas\w*",
-        r"buy\w*",
-        r"tokens?",
-        r"passwords?",
-        r"api.keys?",
-        r"secrets?",
-        r"credential\w*",
-        r"ssn",
-        r"private",
-        r"personal",
-    ])
+    words(
+        &[
+            r"delet\w*",
+            r"remov\w*",
+            r"wip\w+",
+            r"eras\w+",
+            r"purg\w+",
+            r"truncat\w+",
+            r"drop\w*",
+            r"flush\w*",
+            r"overwrit\w+",
+            r"expir\w*",
+            r"empty",
+            r"destructive",
+            r"destroy\w*",
+            r"clear\w*",
+            r"prune\w*",
+            r"send\w*",
+            r"sent",
+            r"e-?mail\w*",
+            r"upload\w*",
+            r"export\w*",
+            r"transfer\w*",
+            r"publish\w*",
+            r"leak\w*",
+            r"forward\w*",
+            r"attach\w*",
+            r"past(?:e|es|ed|ing)",
+            r"telemetry",
+            r"analytics",
+            r"webhook",
+            r"external",
+            r"third.part\w*",
+            r"collector",
+            r"pa(?:y|ys|id|ying|yment\w*)",
+            r"purchas\w*",
+            r"buy\w*",
+            r"private",
+            r"personal",
+        ]
+        .iter()
+        .chain(SECRETS)
+        .copied()
+        .collect::<Vec<_>>(),
+    )
 });
 
 /// A tool or an act dangerous in itself (the switches that turn a safeguard off are
@@ -362,28 +372,28 @@ static DATA_SENT: LazyLock<Regex> = LazyLock::new(|| {
 
 /// What private data is: a secret, a person's records, where they are.
 static PRIVATE_DATA: LazyLock<Regex> = LazyLock::new(|| {
-    words(&[
-        r"tokens?",
-        r"passwords?",
-        r"api.keys?",
-        r"secrets?",
-        r"credential\w*",
-        r"ssn",
-        r"salary",
-        r"location",
-        r"gps",
-        r"customer",
-        r"contacts",
-        r"medica\w*",
-        r"messages",
-        r"screenshots?",
-        r"(?:ssh|git) config",
-        r"keychain",
-        r"clipboard",
-        r"browsing history",
-        r"hostname",
-        r"ip address",
-    ])
+    words(
+        &[
+            r"salary",
+            r"location",
+            r"gps",
+            r"customer",
+            r"contacts",
+            r"medica\w*",
+            r"messages",
+            r"screenshots?",
+            r"(?:ssh|git) config",
+            r"keychain",
+            r"clipboard",
+            r"browsing history",
+            r"hostname",
+            r"ip address",
+        ]
+        .iter()
+        .chain(SECRETS)
+        .copied()
+        .collect::<Vec<_>>(),
+    )
 });
 
 /// A switch that turns a safeguard off whoever flips it.
