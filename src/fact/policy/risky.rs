@@ -525,6 +525,8 @@ mod tests {
             "Posted their holiday photos to the family channel.",
             "Möchte, dass der Assistent vor dem Löschen von Dateien fragt.",
             "希望助手在删除任何文件之前先征求他的同意。",
+            // Italian `ai` is "to the", not the assistant.
+            "Dà da mangiare ai gatti e invia le foto ai nipoti ogni domenica.",
         ] {
             assert!(!risky(text), "{text}");
         }

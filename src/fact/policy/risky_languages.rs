@@ -59,7 +59,6 @@ static ASSISTANT: LazyLock<Regex> = LazyLock::new(|| {
         "trợ lý",
         " ki ",
         " ia ",
-        " ai ",
         "ии ",
         "人工智能",
         "인공지능",
