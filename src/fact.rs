@@ -293,7 +293,7 @@ pub fn normalize(text: &str) -> String {
 /// policy's patterns hold hundreds: with it, a first run's peak memory was a third
 /// compiled regexes. The difference, a non-ASCII symbol or punctuation mark read as part of
 /// a word, changes no verdict over the evaluation sets (`cargo bench --bench eval`).
-pub(crate) fn light_words(pattern: &str) -> String {
+fn light_words(pattern: &str) -> String {
     pattern.replace(r"\w", r"[0-9A-Za-z_\x{80}-\x{10FFFF}]")
 }
 

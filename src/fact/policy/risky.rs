@@ -42,12 +42,12 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
-use super::super::{fold_lookalikes, light_words};
+use super::super::{fold_lookalikes, regex};
 
-/// Words, each matched whole, as one regex (the text is lower-cased first), with `\w` made
-/// light ([`light_words`]): with Unicode's, each list compiled to megabytes.
+/// Words, each matched whole, as one regex (the text is lower-cased first), compiled as
+/// every pattern of the policy is ([`regex`]).
 fn words(patterns: &[&str]) -> Regex {
-    Regex::new(&light_words(&format!(r"\b(?:{})\b", patterns.join("|")))).expect("a valid pattern")
+    regex(&format!(r"\b(?:{})\b", patterns.join("|")))
 }
 
 /// A safeguard loosened or handed over: no asking, no review, done on its own, allowed.
@@ -240,48 +240,48 @@ const SECRETS: &[&str] = &[
 static SENSITIVE: LazyLock<Regex> = LazyLock::new(|| {
     words(
         &[
-            r"delet\w*",
-            r"remov\w*",
-            r"wip\w+",
-            r"eras\w+",
-            r"purg\w+",
-            r"truncat\w+",
-            r"drop\w*",
-            r"flush\w*",
-            r"overwrit\w+",
-            r"expir\w*",
-            r"empty",
-            r"destructive",
-            r"destroy\w*",
-            r"clear\w*",
-            r"prune\w*",
-            r"send\w*",
-            r"sent",
-            r"e-?mail\w*",
-            r"upload\w*",
-            r"export\w*",
-            r"transfer\w*",
-            r"publish\w*",
-            r"leak\w*",
-            r"forward\w*",
-            r"attach\w*",
-            r"past(?:e|es|ed|ing)",
-            r"telemetry",
-            r"analytics",
-            r"webhook",
-            r"external",
-            r"third.part\w*",
-            r"collector",
-            r"pa(?:y|ys|id|ying|yment\w*)",
-            r"purchas\w*",
-            r"buy\w*",
-            r"private",
-            r"personal",
+            SECRETS,
+            &[
+                r"delet\w*",
+                r"remov\w*",
+                r"wip\w+",
+                r"eras\w+",
+                r"purg\w+",
+                r"truncat\w+",
+                r"drop\w*",
+                r"flush\w*",
+                r"overwrit\w+",
+                r"expir\w*",
+                r"empty",
+                r"destructive",
+                r"destroy\w*",
+                r"clear\w*",
+                r"prune\w*",
+                r"send\w*",
+                r"sent",
+                r"e-?mail\w*",
+                r"upload\w*",
+                r"export\w*",
+                r"transfer\w*",
+                r"publish\w*",
+                r"leak\w*",
+                r"forward\w*",
+                r"attach\w*",
+                r"past(?:e|es|ed|ing)",
+                r"telemetry",
+                r"analytics",
+                r"webhook",
+                r"external",
+                r"third.part\w*",
+                r"collector",
+                r"pa(?:y|ys|id|ying|yment\w*)",
+                r"purchas\w*",
+                r"buy\w*",
+                r"private",
+                r"personal",
+            ],
         ]
-        .iter()
-        .chain(SECRETS)
-        .copied()
-        .collect::<Vec<_>>(),
+        .concat(),
     )
 });
 
@@ -374,25 +374,25 @@ static DATA_SENT: LazyLock<Regex> = LazyLock::new(|| {
 static PRIVATE_DATA: LazyLock<Regex> = LazyLock::new(|| {
     words(
         &[
-            r"salary",
-            r"location",
-            r"gps",
-            r"customer",
-            r"contacts",
-            r"medica\w*",
-            r"messages",
-            r"screenshots?",
-            r"(?:ssh|git) config",
-            r"keychain",
-            r"clipboard",
-            r"browsing history",
-            r"hostname",
-            r"ip address",
+            SECRETS,
+            &[
+                r"salary",
+                r"location",
+                r"gps",
+                r"customer",
+                r"contacts",
+                r"medica\w*",
+                r"messages",
+                r"screenshots?",
+                r"(?:ssh|git) config",
+                r"keychain",
+                r"clipboard",
+                r"browsing history",
+                r"hostname",
+                r"ip address",
+            ],
         ]
-        .iter()
-        .chain(SECRETS)
-        .copied()
-        .collect::<Vec<_>>(),
+        .concat(),
     )
 });
 
