@@ -87,6 +87,16 @@ pub(super) struct Spec {
     pub(super) accept: Accept,
 }
 
+impl Spec {
+    /// The rule's regex as written, if it has one.
+    pub(super) fn regex(&self) -> Option<&'static str> {
+        match self.pattern {
+            Pattern::Regex(pattern) => Some(pattern),
+            Pattern::PemBlock => None,
+        }
+    }
+}
+
 /// A quoted value without whitespace; the optional backslashes cover JSON that was
 /// escaped once more (`\"password\": \"…\"`).
 macro_rules! quoted_value {
@@ -1265,12 +1275,5 @@ pub(super) const SPECS: &[Spec] = &[
 pub(super) const FALLBACK: usize = SPECS.len() - 1;
 
 /// The compiled `SPECS`, index for index; `None` is the private-key block finder.
-pub(super) static RULES: LazyLock<Vec<Option<Regex>>> = LazyLock::new(|| {
-    SPECS
-        .iter()
-        .map(|spec| match spec.pattern {
-            Pattern::Regex(pattern) => Some(compile(pattern)),
-            Pattern::PemBlock => None,
-        })
-        .collect()
-});
+pub(super) static RULES: LazyLock<Vec<Option<Regex>>> =
+    LazyLock::new(|| SPECS.iter().map(|spec| spec.regex().map(compile)).collect());
