@@ -23,8 +23,10 @@ from pathlib import Path
 # committed alone, is held.
 # Round 8 (2026-12-02): fresh7 is tuned on; only fresh8, written blind and committed alone, is
 # held.
-ROUND = 8
-HELD_FILES = {"fresh8.jsonl"}
+# Round 9 (the next session): fresh8 is tuned on; only fresh9, written blind and committed
+# alone, is held.
+ROUND = 9
+HELD_FILES = {"fresh9.jsonl"}
 
 # Round 1: the families below were held out, and still get their `family` field.
 # Facts ----------------------------------------------------------------------------------

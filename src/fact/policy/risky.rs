@@ -15,7 +15,9 @@
 //!   loosen (`has been approved` is no act of approving); or
 //! - the assistant (`the assistant`, `Claude`, `the agent`, `the model`, `you`) and an act
 //!   that destroys, sends out or pays, secrets or private data, or a dangerous switch or
-//!   tool (`rm -rf`, `sudo`, `force-push`, `.env`, malware); or
+//!   tool (`rm -rf`, `sudo`, `force-push`, `.env`, malware); or the assistant and any of
+//!   the risky acts or objects above, unless the person keeps the step (the assistant
+//!   suggests, proposes, explains or stops to ask; the person approves or reviews); or
 //! - a switch that turns a safeguard off whoever flips it (`--no-verify`, `verify=False`,
 //!   `--privileged`, `chmod 777`, `public-read`, `DEBUG = True`), a setting named for a
 //!   safeguard turned off (`review_required: false`, `strict-ssl=false`) or one named for
@@ -313,6 +315,34 @@ static ASSISTANT: LazyLock<Regex> = LazyLock::new(|| {
     ])
 });
 
+/// Words by which the person keeps a step the assistant is named beside: it suggests,
+/// proposes, explains, drafts or stops to ask; they approve, review, or do it themselves
+/// (`Prefers to run deploy commands personally after the assistant prepares them`). Read
+/// only against [`RISKY`]'s acts and objects, never against a sensitive act.
+static PERSON_KEEPS: LazyLock<Regex> = LazyLock::new(|| {
+    words(&[
+        r"suggest\w*",
+        r"propos\w*",
+        r"explain\w*",
+        r"draft\w*",
+        r"prepar\w*",
+        r"point\w* out",
+        r"push\w* back",
+        r"check\w* in",
+        r"stop\w* and ask\w*",
+        r"read-only",
+        r"off-limits",
+        r"approves",
+        r"reviews",
+        r"personally",
+        r"themselves",
+        r"himself",
+        r"herself",
+        r"not touch",
+        r"before",
+    ])
+});
+
 /// A clause where the person keeps the step: `never pushes to main without approval`,
 /// `must approve ...`, `wants to see ...`. Read to the end of its clause.
 static KEEPS_CONTROL: LazyLock<Regex> = LazyLock::new(|| {
@@ -445,7 +475,10 @@ pub fn risky(text: &str) -> bool {
         return true;
     }
     ((given_away || LOOSENED.is_match(rest)) && act())
-        || (ASSISTANT.is_match(rest) && (SENSITIVE.is_match(rest) || DANGEROUS.is_match(rest)))
+        || (ASSISTANT.is_match(rest)
+            && (SENSITIVE.is_match(rest)
+                || DANGEROUS.is_match(rest)
+                || (RISKY.is_match(rest) && !PERSON_KEEPS.is_match(rest))))
 }
 
 /// `text` with each match of `control` set aside, but a match that `never`, `not`, `no
@@ -471,6 +504,27 @@ fn unless_negated(control: &Regex, text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::risky;
+
+    #[test]
+    fn the_assistant_named_beside_a_risky_act_waits_unless_the_person_keeps_the_step() {
+        for fact in [
+            "The assistant signs NDAs and contracts through DocuSign for them when they are busy.",
+            "Is happy for the assistant to sign them up for free trials and enter card details.",
+            "Wants the assistant to grant itself full filesystem permissions at session start.",
+            "Her standing nod extends to the assistant turning two-factor off on accounts where it slows logins down.",
+        ] {
+            assert!(risky(fact), "{fact}");
+        }
+        for fact in [
+            "Prefers to run deploy commands personally after the assistant prepares them.",
+            "Prefers that the assistant explain shell commands before running them.",
+            "Approves each shell command the assistant proposes.",
+            "Wants the assistant to stop and ask whenever a task would touch production.",
+            "Prefers that the assistant has read-only access to their finance folders.",
+        ] {
+            assert!(!risky(fact), "{fact}");
+        }
+    }
 
     #[test]
     fn a_risky_step_left_unchecked_is_risky() {
