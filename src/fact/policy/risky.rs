@@ -318,7 +318,9 @@ static ASSISTANT: LazyLock<Regex> = LazyLock::new(|| {
 /// Words by which the person keeps a step the assistant is named beside: it suggests,
 /// proposes, explains, drafts or stops to ask; they approve, review, or do it themselves
 /// (`Prefers to run deploy commands personally after the assistant prepares them`). Read
-/// only against [`RISKY`]'s acts and objects, never against a sensitive act.
+/// only against [`RISKY`]'s acts and objects, never against a sensitive act. A bare
+/// `before` is not among them: `Before lunch, the assistant signs contracts` keeps nothing
+/// (asking before is [`ASKED_FIRST`]'s).
 static PERSON_KEEPS: LazyLock<Regex> = LazyLock::new(|| {
     words(&[
         r"suggest\w*",
@@ -339,7 +341,6 @@ static PERSON_KEEPS: LazyLock<Regex> = LazyLock::new(|| {
         r"himself",
         r"herself",
         r"not touch",
-        r"before",
     ])
 });
 
@@ -512,6 +513,8 @@ mod tests {
             "Is happy for the assistant to sign them up for free trials and enter card details.",
             "Wants the assistant to grant itself full filesystem permissions at session start.",
             "Her standing nod extends to the assistant turning two-factor off on accounts where it slows logins down.",
+            // A `before` alone keeps no step for the person.
+            "Before lunch, the assistant signs contracts for her.",
         ] {
             assert!(risky(fact), "{fact}");
         }
