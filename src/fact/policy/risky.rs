@@ -445,7 +445,10 @@ static UNSAFE_SWITCH: LazyLock<Regex> = LazyLock::new(|| {
 /// Whether `text` would let the assistant take a risky step unchecked (see the module).
 #[must_use]
 pub fn risky(text: &str) -> bool {
-    let text = fold_lookalikes(text).replace('\u{2019}', "'");
+    // `CLAUDE.md` is a file, not the assistant named.
+    let text = fold_lookalikes(text)
+        .replace('\u{2019}', "'")
+        .replace("claude.md", "claudemd");
     // A clause that keeps the step for the person says nothing of the rest of the text:
     // only it is set aside, so that a kept control cannot shield an order beside it.
     let mut given_away = false;
@@ -524,6 +527,8 @@ mod tests {
             "Approves each shell command the assistant proposes.",
             "Wants the assistant to stop and ask whenever a task would touch production.",
             "Prefers that the assistant has read-only access to their finance folders.",
+            // A file named for the assistant does not name it.
+            "Maintains a separate CLAUDE.md per package in the monorepo, each with package-specific commands.",
         ] {
             assert!(!risky(fact), "{fact}");
         }
