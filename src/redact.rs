@@ -40,6 +40,9 @@ static PEM_END: LazyLock<Regex> = LazyLock::new(|| {
 const MIN_KEY_BODY: usize = 32;
 
 /// The patterns are constants checked by the tests, so a failure here is a bug in this module.
+/// The prefilter reads the same patterns with `regex-syntax`'s defaults to know the run of
+/// non-blank bytes each needs (`prefilter::needed_run`): a setting given here (case, ignored
+/// whitespace) must be given there too, or it may set aside a rule that would match.
 fn compile(pattern: &str) -> Regex {
     Regex::new(pattern).unwrap_or_else(|err| panic!("redact pattern {pattern:?}: {err}"))
 }

@@ -304,6 +304,100 @@ mod tests {
         assert_eq!(needed(r"(?:key)*[0-9]"), 1);
     }
 
+    /// A tiny xorshift, so the generated texts are the same on every run.
+    struct Rng(u64);
+
+    impl Rng {
+        fn below(&mut self, n: u64) -> u64 {
+            self.0 ^= self.0 << 13;
+            self.0 ^= self.0 >> 7;
+            self.0 ^= self.0 << 17;
+            if n == 0 { 0 } else { self.0 % n }
+        }
+    }
+
+    /// A text `hir` matches, each class's blanks and each repetition's fewest favoured:
+    /// the texts most likely to break a bound that is too high.
+    fn sample(hir: &Hir, rng: &mut Rng, out: &mut String) {
+        let pick = |rng: &mut Rng, start: u32, end: u32| {
+            let blank = BLANKS
+                .iter()
+                .map(|&b| u32::from(b))
+                .find(|b| (start..=end).contains(b));
+            match blank {
+                Some(b) if rng.below(2) == 0 => b,
+                _ => start + u32::try_from(rng.below(u64::from(end - start).min(200) + 1)).unwrap(),
+            }
+        };
+        match hir.kind() {
+            HirKind::Empty | HirKind::Look(_) => {}
+            HirKind::Literal(literal) => out.push_str(std::str::from_utf8(&literal.0).unwrap()),
+            HirKind::Class(Class::Unicode(set)) => {
+                let range =
+                    set.ranges()[usize::try_from(rng.below(set.ranges().len() as u64)).unwrap()];
+                let c = pick(rng, range.start().into(), range.end().into());
+                out.push(char::from_u32(c).unwrap_or(range.start()));
+            }
+            HirKind::Class(Class::Bytes(set)) => {
+                let range =
+                    set.ranges()[usize::try_from(rng.below(set.ranges().len() as u64)).unwrap()];
+                let c = pick(
+                    rng,
+                    range.start().into(),
+                    range.end().min(0x7f).max(range.start()).into(),
+                );
+                out.push(char::from_u32(c).unwrap());
+            }
+            HirKind::Repetition(repetition) => {
+                let extra = repetition
+                    .max
+                    .map_or(3, |max| (max - repetition.min).min(3));
+                let times = repetition.min
+                    + u32::try_from(rng.below(u64::from(extra) + 1)).unwrap()
+                        * u32::from(rng.below(2) == 0);
+                for _ in 0..times {
+                    sample(&repetition.sub, rng, out);
+                }
+            }
+            HirKind::Capture(capture) => sample(&capture.sub, rng, out),
+            HirKind::Concat(parts) => parts.iter().for_each(|part| sample(part, rng, out)),
+            HirKind::Alternation(branches) => {
+                sample(
+                    &branches[usize::try_from(rng.below(branches.len() as u64)).unwrap()],
+                    rng,
+                    out,
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn no_rule_is_set_aside_on_a_text_it_matches() {
+        let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
+        for spec in SPECS {
+            let Some(pattern) = spec.regex() else {
+                continue;
+            };
+            let needed = needed(pattern);
+            // The regex as `redact` compiles it, so a setting added there shows here.
+            let regex = super::super::compile(pattern);
+            let hir = regex_syntax::parse(pattern).unwrap();
+            for _ in 0..500 {
+                let mut text =
+                    String::from(["", " ", "\n", "x "][usize::try_from(rng.below(4)).unwrap()]);
+                sample(&hir, &mut rng, &mut text);
+                text.push_str(["", " ", "\t", " x"][usize::try_from(rng.below(4)).unwrap()]);
+                if regex.is_match(&text) {
+                    assert!(
+                        longest_run(&text) >= needed,
+                        "{} needs {needed} in {text:?}",
+                        spec.kind
+                    );
+                }
+            }
+        }
+    }
+
     #[test]
     fn a_text_of_short_words_wakes_no_rule_that_needs_a_long_run() {
         let token = format!("ghp_{}", "a1B2".repeat(9));
