@@ -701,9 +701,22 @@ fn eval_no_planted_secret_reaches_a_request_a_file_or_the_ledger() {
     let mut by_place = std::collections::BTreeMap::<(&str, String), Tally>::new();
     let mut leaks = std::collections::BTreeMap::<&str, Vec<String>>::new();
     let show_held = std::env::var_os("MEMLOOP_EVAL_HELD").is_some();
+    // A short code that another plant's text also holds as a whole number (a PIN that is
+    // also a held-out plant's intercom code) cannot say which of the two leaked: it is not
+    // counted, for either.
+    let all: Vec<&generate::Plant> = planted.iter().flatten().collect();
+    let shared = |p: &generate::Plant, needle: &str| {
+        needle.len() <= 8
+            && all
+                .iter()
+                .any(|other| !std::ptr::eq(*other, p) && contains(other.text.as_bytes(), needle))
+    };
+    let mut ambiguous = 0;
     for (place, plants) in planted.iter().enumerate() {
         for p in plants {
-            let found = |hay: &[u8]| p.needles.iter().any(|n| contains(hay, n));
+            let needles: Vec<&String> = p.needles.iter().filter(|n| !shared(p, n)).collect();
+            ambiguous += p.needles.len() - needles.len();
+            let found = |hay: &[u8]| needles.iter().any(|n| contains(hay, n));
             let in_request = requests
                 .iter()
                 .any(|r| found(r.body.as_bytes()) || found(r.user_text().as_bytes()));
@@ -728,6 +741,7 @@ fn eval_no_planted_secret_reaches_a_request_a_file_or_the_ledger() {
                 .add(t);
         }
     }
+    println!("{ambiguous} short codes not counted: another plant's text holds them too");
     for (file, _) in generate::FILES {
         let of_file = |rows: &std::collections::BTreeMap<(&str, String), Tally>| {
             rows.iter()
@@ -811,3 +825,4 @@ fn redaction_alone_takes_every_tuned_plant() {
         tuned.join("\n")
     );
 }
+
