@@ -28,12 +28,18 @@ static MARKER: LazyLock<Regex> = LazyLock::new(|| compile(r"\[REDACTED:[a-z0-9-]
 
 /// gitleaks allows `-` anywhere in the key type, which lets an `END` line run on through
 /// a following `-----BEGIN …` header; here a hyphen must be followed by a letter or digit.
+/// A private key, and a shared one (OpenVPN's `Static key V1`, a `SECRET KEY` block); a
+/// public key or a certificate is no secret.
 static PEM_BEGIN: LazyLock<Regex> = LazyLock::new(|| {
-    compile(r"(?i)-----BEGIN(?:[ A-Z0-9_]|-[A-Z0-9]){0,100}PRIVATE KEY(?: BLOCK)?-----")
+    compile(
+        r"(?i)-----BEGIN(?:[ A-Z0-9_]|-[A-Z0-9]){0,100}(?:PRIVATE|STATIC|SECRET) KEY(?: BLOCK| V[0-9]+)?-----",
+    )
 });
 
 static PEM_END: LazyLock<Regex> = LazyLock::new(|| {
-    compile(r"(?i)-----END(?:[ A-Z0-9_]|-[A-Z0-9]){0,100}PRIVATE KEY(?: BLOCK)?-----")
+    compile(
+        r"(?i)-----END(?:[ A-Z0-9_]|-[A-Z0-9]){0,100}(?:PRIVATE|STATIC|SECRET) KEY(?: BLOCK| V[0-9]+)?-----",
+    )
 });
 
 /// Fewer base64 characters than this between the armour lines is an example, not a key.
@@ -379,7 +385,13 @@ fn find_regex(regex: &Regex, accept: Accept, text: &str, out: &mut impl FnMut(Ra
             .map_or(whole.range(), |(start, end)| start..end);
         match accept(text, value.clone()).filter(|secret| !secret.is_empty()) {
             Some(secret) => {
-                at = secret.end;
+                // A value found before its label (`… is my password`) is behind the match:
+                // go on after the match, not back to it.
+                at = if secret.end > whole.start() {
+                    secret.end
+                } else {
+                    whole.end().max(next_char(text, whole.start()))
+                };
                 out(secret);
             }
             // A rejected value can hold the start of a real match (`token=password=hunter2`),

@@ -121,8 +121,15 @@ pub(super) fn generated_flag_value(text: &str, value: Range<usize>) -> Option<Ra
 
 /// A password whose pattern knows where it ends (before the `@` of `user/…@db`, the `</`
 /// of an XML element): kept as found unless it is a placeholder or a reference. One that
-/// runs to whitespace or a quote is read as after a flag.
+/// runs to whitespace or a quote is read as after a flag. A quoted string followed by `:`
+/// is the next key of a JSON object (`"max_tokens", "code": …`), no value.
 pub(super) fn delimited_password(text: &str, value: Range<usize>) -> Option<Range<usize>> {
+    let quoted = text[..value.start].ends_with(['"', '\'', '`']);
+    let after = text[value.end..].get(1..).unwrap_or_default();
+    if quoted && after.trim_start_matches([' ', '\t']).starts_with(':') && !after.starts_with("::")
+    {
+        return None;
+    }
     match text[value.end..].chars().next() {
         Some(c) if !c.is_whitespace() && !matches!(c, '"' | '\'' | '`') => {
             url_password(text, value)
@@ -144,9 +151,19 @@ pub(super) fn sql_or_flag_password(text: &str, value: Range<usize>) -> Option<Ra
 }
 
 /// A quoted argument of a call named for a login (`PlainAuth`, `Connection`, `simple_bind_s`,
-/// `login`) that reads as generated: the call is the innermost one still open on the line.
+/// `login`, `Net::SMTP.start`, a `Fernet` key) that reads as generated: the call is the
+/// innermost one still open on the line.
 pub(super) fn login_call_argument(text: &str, value: Range<usize>) -> Option<Range<usize>> {
-    const NAMES: &[&str] = &["auth", "login", "connect", "credential", "bind", "wifi"];
+    const NAMES: &[&str] = &[
+        "auth",
+        "login",
+        "connect",
+        "credential",
+        "bind",
+        "wifi",
+        "smtp.start",
+        "fernet",
+    ];
     let line_start = run_start(text, value.start, 512, |c| c == '\n');
     let before = &text.as_bytes()[line_start..value.start];
     let mut depth = 0usize;
@@ -171,8 +188,27 @@ pub(super) fn login_call_argument(text: &str, value: Range<usize>) -> Option<Ran
     let s = &text[value.clone()];
     let lower_random =
         s.len() >= 12 && s.bytes().all(|b| b.is_ascii_lowercase()) && vowel_share(s) < 0.3;
+    // The argument right after the user's address (`"bob@example.com", "…"`) is the
+    // password whatever its letters.
+    let after_address = {
+        let before = text[..value.start]
+            .trim_end_matches(['"', '\'', '`'])
+            .trim_end();
+        let before = before.strip_suffix(',').map(str::trim_end);
+        before
+            .and_then(|b| b.strip_suffix(['"', '\'']))
+            .and_then(|b| b.rsplit(['"', '\'']).next())
+            .is_some_and(|arg| {
+                arg.split_once('@')
+                    .is_some_and(|(user, host)| !user.is_empty() && host.contains('.'))
+            })
+            && s.len() >= 8
+            && !s.contains(char::is_whitespace)
+            && !is_placeholder(s)
+            && !is_reference(s)
+    };
     (NAMES.iter().any(|n| name.contains(n))
-        && (reads_generated(s) || reads_typed(s) || lower_random))
+        && (reads_generated(s) || reads_typed(s) || lower_random || after_address))
         .then_some(value)
 }
 
@@ -230,6 +266,100 @@ pub(super) fn typed_value(text: &str, value: Range<usize>) -> Option<Range<usize
         && !is_path(s)
         && (reads_typed(s) || reads_generated(s) || lower_letters || letters_and_digits(s)))
     .then_some(value)
+}
+
+/// A cell of a markdown table whose header names a password, a secret, a token or a PIN
+/// (`| Service | Username | Password |`): the row's cell in that column, one word of four
+/// characters or more and no placeholder ("see vault", `—`, `****` stay). `row` is the
+/// whole row, from its first `|` to its last.
+pub(super) fn secret_table_cell(text: &str, row: Range<usize>) -> Option<Range<usize>> {
+    // Whole words, so `Passed`, `Shipping` and `Tokens` name no secret.
+    const NAMES: &[&str] = &[
+        "password",
+        "passwords",
+        "passwd",
+        "pass",
+        "pwd",
+        "pw",
+        "passcode",
+        "passphrase",
+        "secret",
+        "pin",
+        "passwort",
+        "kennwort",
+        "contraseña",
+        "contrasena",
+        "senha",
+        "heslo",
+        "hasło",
+        "haslo",
+        "parola",
+        "пароль",
+        "パスワード",
+        "密码",
+        "密碼",
+        "비밀번호",
+    ];
+    // The table's lines above this row, up to its header.
+    let mut header = None;
+    let mut separator = None;
+    let mut end = text[..row.start].rfind('\n')?;
+    for _ in 0..200 {
+        let start = text[..end].rfind('\n').map_or(0, |i| i + 1);
+        let line = text[start..end].trim();
+        if !line.starts_with('|') {
+            // The header may follow words on its line (`- Keeps | Service | … |`).
+            if let Some(first) = line.find('|').filter(|_| line.ends_with('|')) {
+                (separator, header) = (header, Some(&line[first..]));
+            }
+            break;
+        }
+        (separator, header) = (header, Some(line));
+        if start == 0 {
+            break;
+        }
+        end = start - 1;
+    }
+    let (header, separator) = (header?, separator.unwrap_or(text[row.clone()].trim()));
+    let is_separator = |line: &str| line.bytes().all(|b| b"|-: \t".contains(&b));
+    if !is_separator(separator) || is_separator(&text[row.clone()]) {
+        return None;
+    }
+    let column = header.trim_matches('|').split('|').position(|name| {
+        name.to_lowercase()
+            .split(|c: char| !c.is_alphanumeric())
+            .any(|word| NAMES.contains(&word))
+    })?;
+    // The row's cell in that column.
+    let inner = row.start + 1..row.end - 1;
+    let mut at = inner.start;
+    for (n, cell) in text[inner].split('|').enumerate() {
+        if n == column {
+            let value = cell.trim();
+            let start = at + cell.find(value).unwrap_or(0);
+            let ok = value.chars().count() >= 4
+                && !value.contains(char::is_whitespace)
+                && !is_placeholder(value)
+                && !is_reference(value);
+            return ok.then_some(start..start + value.len());
+        }
+        at += cell.len() + 1;
+    }
+    None
+}
+
+/// A word that reads as typed (`reads_typed`), punctuation around it aside.
+pub(super) fn typed_word(text: &str, value: Range<usize>) -> Option<Range<usize>> {
+    let (offset, trimmed) = trim_word(&text[value.clone()]);
+    let start = value.start + offset;
+    reads_typed(trimmed).then(|| start..start + trimmed.len())
+}
+
+/// A base64-encoded JSON object standing alone (`eyJ…`, a Cloudflare tunnel's token): not
+/// the payload of a `data:` URL (`;base64,eyJ…`, a source map).
+pub(super) fn encoded_json_token(text: &str, value: Range<usize>) -> Option<Range<usize>> {
+    (!text[..value.start].ends_with("base64,") && shannon_entropy(&text[value.clone()]) >= 4.0)
+        .then_some(value)
 }
 
 /// A value of a block or section named for secrets: the nearest line before it indented
@@ -475,7 +605,12 @@ fn is_code(text: &str, value: &Range<usize>) -> bool {
         .is_some_and(|bits| {
             bits == "size" || (!bits.is_empty() && bits.bytes().all(|b| b.is_ascii_digit()))
         });
-    s.contains("::")
+    // A path (`token::Paren`), not a token joined by `::` (a k3s node token's
+    // `K10…::server:…`).
+    (s.contains("::")
+        && !s
+            .split(':')
+            .any(|part| part.len() >= 16 && class_changes(part) >= 0.5))
         || text[value.end..].starts_with('(')
         || called
         || (s.strip_suffix('!').is_some_and(identifier)
@@ -979,75 +1114,198 @@ fn is_bootstrap_token(s: &str) -> bool {
         .is_some_and(|(id, secret)| token(id, 6) && token(secret, 16))
 }
 
-/// The first word of the 60 characters after `label` (a word naming a password or a login),
-/// on its line, that reads as generated: eight characters or more, upper and lower case and digits mixed, or
-/// letters with digits and symbols, or letters in no pattern of words; never an address,
-/// a path, a number or a placeholder. Punctuation around the word is not part of it.
+/// The first word of the 60 characters after `label` (a word naming a password, a token
+/// or a login), on its line, that reads as generated: eight characters or more, upper and
+/// lower case and digits mixed, or letters with digits and symbols, or letters in no pattern
+/// of words; never an address, a path, a number or a placeholder. Punctuation around the
+/// word is not part of it. When the line asks for the value (it ends in `?`), the next line
+/// is read too ("Can you confirm the password?" / "Sure, it's …"); when nothing after the
+/// label reads as generated, the 60 characters before it on its line are read back from
+/// the label, strictly ("… is my actual password", "… ← the old one got rotated").
 pub(super) fn generated_word_in(text: &str, label: Range<usize>) -> Option<Range<usize>> {
     // The kind named in one of redact's own markers is no label.
     if text[..label.start].ends_with("[REDACTED:") {
         return None;
     }
-    let rest = &text[label.end..];
-    let end = rest
-        .char_indices()
+    let label_word = text[label.clone()].to_lowercase();
+    let mut window = label.end..line_window_end(text, label.end);
+    let asks = text[label.end..]
+        .split(['\r', '\n'])
+        .next()
+        .is_some_and(|rest| rest.trim_end().ends_with('?'));
+    if asks {
+        // The answer on the next line.
+        let next = text[window.end..]
+            .find('\n')
+            .map(|at| window.end + at + 1)
+            .filter(|&at| at < text.len());
+        if let Some(next) = next {
+            let answer = next..line_window_end(text, next);
+            if let Some(found) = value_after(text, answer, &label_word, false) {
+                return Some(found);
+            }
+        }
+    }
+    // A value glued to the label (`password=…`) is an assignment's, not this rule's.
+    let glued = text[window.clone()]
+        .chars()
+        .next()
+        .is_some_and(|c| !c.is_whitespace());
+    if let Some(found) = value_after(text, window.clone(), &label_word, glued) {
+        return Some(found);
+    }
+    // Back from the label only a word with digits or symbols among its letters: capitals
+    // alone are a shout (`IGNORE PREVIOUS INSTRUCTIONS`), not a password.
+    window = line_window_start(text, label.start)..label.start;
+    words_of(&text[window.clone()])
+        .rev()
+        .find_map(|(from, word)| {
+            let (offset, trimmed) = trim_word(word);
+            let at = window.start + from + offset;
+            // Nor a name (`ConvertTo-SecureString`), an assignment (`timeout=1) except:
+            // pass`) or a key: a digit or a symbol, and no `=` or `:`.
+            let not_letters = trimmed
+                .bytes()
+                .any(|b| b.is_ascii_digit() || b"!@#$%^&*+?~".contains(&b))
+                && !trimmed.contains(['=', ':']);
+            (foreign_value(&label_word, trimmed)
+                || (not_letters && reads_generated(trimmed))
+                || mixed_value(trimmed))
+            .then(|| at..at + trimmed.len())
+        })
+}
+
+/// Where the 60 characters after `at` on its line end, the word they end in read whole.
+fn line_window_end(text: &str, at: usize) -> usize {
+    let rest = &text[at..];
+    rest.char_indices()
         .enumerate()
         .find(|&(n, (_, c))| n == 60 || c == '\r' || c == '\n')
-        .map_or(rest.len(), |(_, (at, _))| at);
-    let line = &rest[..end];
-    let window = label.end..label.end + end;
-    // A value glued to the label (`password=…`) is an assignment's, not this rule's.
-    let glued = line.chars().next().is_some_and(|c| !c.is_whitespace());
-    let mut skip = glued;
-    let mut start = None;
-    // Where a value is said (right after the label or its inflection, after `:`, `=`, a
-    // copula, "from" or "to") a word need only look typed ("wifi ka password Xk2pq9wb hai",
-    // "mdp du compte : …", "jelszava …", "είναι …", "login from … to …"); elsewhere it must
-    // read as generated. After a PIN or a network's name it must always.
-    let label_word = text[label.clone()].to_lowercase();
+        .map_or(text.len(), |(n, (i, _))| {
+            if n == 60 {
+                run_end(text, at + i, 256, char::is_whitespace)
+            } else {
+                at + i
+            }
+        })
+}
+
+/// Where the 60 characters before `at` on its line start, the word they start in read
+/// whole.
+fn line_window_start(text: &str, at: usize) -> usize {
+    let before = &text[..at];
+    before
+        .char_indices()
+        .rev()
+        .enumerate()
+        .find(|&(n, (_, c))| n == 60 || c == '\r' || c == '\n')
+        .map_or(0, |(n, (i, c))| {
+            if n == 60 {
+                run_start(text, i, 256, char::is_whitespace)
+            } else {
+                i + c.len_utf8()
+            }
+        })
+}
+
+/// The words of `s` split at whitespace, with their byte offsets.
+fn words_of(s: &str) -> impl DoubleEndedIterator<Item = (usize, &str)> {
+    s.split_whitespace()
+        .map(move |word| (word.as_ptr() as usize - s.as_ptr() as usize, word))
+}
+
+/// A word without the punctuation and quote marks around it, and where it starts in it.
+fn trim_word(word: &str) -> (usize, &str) {
+    let trimmed = word
+        .trim_start_matches(['(', '[', '{', '<', '"', '\'', '`', '«', '“', '„', '‚', '‘'])
+        .trim_end_matches([
+            '.', ',', ';', ':', '!', '?', ')', ']', '}', '>', '"', '\'', '`', '»', '”', '“', '’',
+        ]);
+    (word.find(trimmed).unwrap_or(0), trimmed)
+}
+
+/// After a label in another script (`رمز عبور مودم … هست`), a word in Latin letters among
+/// that script's words is the value wherever it stands.
+fn foreign_value(label_word: &str, word: &str) -> bool {
+    !label_word.is_ascii()
+        && word.len() >= 8
+        && word.bytes().all(|b| b.is_ascii_alphanumeric())
+        && (word.bytes().any(|b| b.is_ascii_digit())
+            || (word.bytes().any(|b| b.is_ascii_uppercase())
+                && word.bytes().any(|b| b.is_ascii_lowercase())))
+}
+
+/// Near a label, a word of letters of both cases and two digits or more whose kind changes
+/// at more than half its places (`a0IIxx2ElDbf`, not `iPhone15Pro`), or a long token of
+/// letters and digits joined by `.`, `-`, `_`, `!`, `~`, `+`, `/` or `=` (a Zoho or
+/// Salesforce token, a base64 key): generated, whatever share of its letters are vowels.
+fn mixed_value(word: &str) -> bool {
+    let bytes = word.as_bytes();
+    let digits = bytes.iter().filter(|b| b.is_ascii_digit()).count();
+    let letters = bytes.iter().filter(|b| b.is_ascii_alphabetic()).count();
+    let mixed = word.len() >= 10
+        && bytes.iter().all(u8::is_ascii_alphanumeric)
+        && bytes.iter().any(u8::is_ascii_uppercase)
+        && bytes.iter().any(u8::is_ascii_lowercase)
+        && digits >= 2
+        && class_changes(word) > 0.55;
+    let long = word.len() >= 24
+        && bytes
+            .iter()
+            .all(|b| b.is_ascii_alphanumeric() || b"._-!~+/=".contains(b))
+        && digits >= 4
+        && letters >= 4
+        && !word.starts_with(['/', '.', '~'])
+        && !word.contains("//")
+        && class_changes(word) >= 0.3;
+    mixed || long
+}
+
+/// Six characters or more that no word is spelled as: not lower case, `Capitalised` or
+/// upper case letters alone (`ImaUaJlwKX`, `1HOLNnjenj`; not `Excel`, `PDF`, `acrobat`).
+fn unusual_word(s: &str) -> bool {
+    let bytes = s.as_bytes();
+    let tail = bytes.get(1..).unwrap_or_default();
+    let spelled = bytes.iter().all(u8::is_ascii_alphabetic)
+        && (tail.iter().all(u8::is_ascii_lowercase) || bytes.iter().all(u8::is_ascii_uppercase));
+    s.len() >= 6 && s.is_ascii() && !spelled && !is_placeholder(s) && !is_reference(s)
+}
+
+/// The first word of `window` that reads as a value: where a value is said (right after
+/// the label or its inflection, after `:`, `=`, a copula, "from" or "to") a word need only
+/// look typed ("wifi ka password Xk2pq9wb hai", "mdp du compte : …", "jelszava …", "είναι
+/// …", "login from … to …"); elsewhere it must read as generated. After a PIN or a
+/// network's name it must always. `glued`: the window starts inside the label's word.
+fn value_after(
+    text: &str,
+    window: Range<usize>,
+    label_word: &str,
+    glued: bool,
+) -> Option<Range<usize>> {
+    let line = &text[window.clone()];
     let strict_label = ["pin", "wi"].iter().any(|w| label_word.starts_with(w));
+    // "(an encrypted file) opens with …": what follows is the password if it is no word.
+    let with_label = label_word.ends_with("with");
     let inflected = glued
         && line
             .split(char::is_whitespace)
             .next()
             .is_some_and(|suffix| suffix.chars().all(char::is_alphabetic));
     let mut next_is_value = !strict_label && (!glued || inflected);
-    for (i, c) in text[window.clone()]
-        .char_indices()
-        .chain([(window.len(), ' ')])
-    {
-        match (c.is_whitespace(), start) {
-            (false, None) => start = Some(i),
-            (true, Some(from)) => {
-                start = None;
-                if std::mem::take(&mut skip) {
-                    continue;
-                }
-                let word = &text[window.start + from..window.start + i];
-                let trimmed = word
-                    .trim_start_matches(['(', '[', '{', '<', '"', '\'', '`', '«', '“'])
-                    .trim_end_matches([
-                        '.', ',', ';', ':', '!', '?', ')', ']', '}', '>', '"', '\'', '`', '»', '”',
-                    ]);
-                let offset = word.find(trimmed).unwrap_or(0);
-                // After a label in another script (`رمز عبور مودم … هست`), a word in Latin
-                // letters among that script's words is the value wherever it stands.
-                let foreign = !label_word.is_ascii()
-                    && trimmed.len() >= 8
-                    && trimmed.bytes().all(|b| b.is_ascii_alphanumeric())
-                    && (trimmed.bytes().any(|b| b.is_ascii_digit())
-                        || (trimmed.bytes().any(|b| b.is_ascii_uppercase())
-                            && trimmed.bytes().any(|b| b.is_ascii_lowercase())));
-                let said_next = std::mem::take(&mut next_is_value);
-                let loose = foreign || (said_next && reads_typed(trimmed));
-                if loose || reads_generated(trimmed) {
-                    let at = window.start + from + offset;
-                    return Some(at..at + trimmed.len());
-                }
-                next_is_value = !strict_label && introduces_value(word);
-            }
-            _ => {}
+    let mut skip = glued;
+    for (from, word) in words_of(line) {
+        if std::mem::take(&mut skip) && from == 0 {
+            continue;
         }
+        let (offset, trimmed) = trim_word(word);
+        let said_next = std::mem::take(&mut next_is_value);
+        let loose = foreign_value(label_word, trimmed)
+            || (said_next && (reads_typed(trimmed) || (with_label && unusual_word(trimmed))));
+        if loose || reads_generated(trimmed) || mixed_value(trimmed) {
+            let at = window.start + from + offset;
+            return Some(at..at + trimmed.len());
+        }
+        next_is_value = !strict_label && introduces_value(word);
     }
     None
 }
@@ -1084,6 +1342,9 @@ fn introduces_value(word: &str) -> bool {
         "ni",
         "היא",
         "הוא",
+        "it's",
+        "it’s",
+        "with",
     ];
     matches!(word, ":" | "=" | "-" | "–" | "—")
         || word.ends_with(':')
@@ -1133,10 +1394,20 @@ fn reads_typed(s: &str) -> bool {
     // words: not `PlainAuth`.
     let core = s.trim_matches(|c: char| "!@#$%^&*+=?~".contains(c));
     let unspelled_letters = random_letters(core) && vowel_share(core) < 0.35;
+    let address = s.split_once('@').is_some_and(|(user, host)| {
+        !user.is_empty()
+            && host.rsplit_once('.').is_some_and(|(_, tld)| {
+                // `.com`, `.COM`; not `F@D1Y.vtpeZI`.
+                tld.len() >= 2
+                    && (tld.bytes().all(|b| b.is_ascii_lowercase())
+                        || tld.bytes().all(|b| b.is_ascii_uppercase()))
+            })
+    });
     s.len() >= 8
         && s.is_ascii()
         && letters
         && (digits || symbol || joined || unspelled_letters)
+        && !address
         && !dotted
         && !s.contains("://")
         && !s.starts_with(['/', '~', '.'])

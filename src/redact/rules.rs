@@ -54,13 +54,14 @@ use std::sync::LazyLock;
 use regex::Regex;
 
 use super::check::{
-    answer_value, bare_bearer, delimited_password, generated_flag_value, generated_password,
-    generated_token, generated_word_in, high_entropy, in_secret_array, in_secret_block, keep,
-    keyed_token, login_call_argument, made_up_words, mixed_case_with_digits,
+    answer_value, bare_bearer, delimited_password, encoded_json_token, generated_flag_value,
+    generated_password, generated_token, generated_word_in, high_entropy, in_secret_array,
+    in_secret_block, keep, keyed_token, login_call_argument, made_up_words, mixed_case_with_digits,
     not_documentation_example, passphrase_value, password_flag, password_value, pin_digits,
     prefixed_random_token, prose_value, random_looking, random_token, recovery_codes,
-    short_password_value, sk_key, slack_token, spaced_password, sql_or_flag_password, token_flag,
-    token_value, typed_value, url_password, url_signature,
+    secret_table_cell, short_password_value, sk_key, slack_token, spaced_password,
+    sql_or_flag_password, token_flag, token_value, typed_value, typed_word, url_password,
+    url_signature,
 };
 use super::compile;
 use super::services;
@@ -73,8 +74,8 @@ pub(super) type Accept = fn(&str, Range<usize>) -> Option<Range<usize>>;
 enum Pattern {
     /// A regex; the secret is the first capture group that took part, else the whole match.
     Regex(&'static str),
-    /// A `-----BEGIN … PRIVATE KEY-----` block, which needs more than a regex when the
-    /// `END` line is missing.
+    /// A `-----BEGIN … PRIVATE KEY-----` block (or a static or secret key's), which needs
+    /// more than a regex when the `END` line is missing.
     PemBlock,
 }
 
@@ -187,7 +188,7 @@ macro_rules! password_words {
 pub(super) const SPECS: &[Spec] = &[
     Spec {
         kind: "private-key",
-        keywords: &["private key"],
+        keywords: &["private key", "static key", "secret key"],
         pattern: Pattern::PemBlock,
         accept: keep,
     },
@@ -235,12 +236,73 @@ pub(super) const SPECS: &[Spec] = &[
             "combination",
             "#",
         ],
-        // A PIN, a SIM's PUK or a passcode of 4 to 8 digits, named in a sentence or as a key;
-        // also the code of an alarm, a door, a gate, a safe or a lock, a combination
-        // (`47-56-46`), and digits typed on a keypad before `#`.
+        // A PIN, a SIM's PUK or a passcode of 4 to 8 digits, named in a sentence or as a key
+        // (in any words before a colon: `PIN k platobnej bráne: …`); also the code of an
+        // alarm, a door, a gate, a safe or a lock, a combination (`47-56-46`), and digits
+        // typed on a keypad before `#`.
         pattern: Pattern::Regex(
-            r#"(?-u:\b)(?:(?:PIN|[Pp]in|PUK2?|[Pp]uk2?|PASSCODE|[Pp]asscode|[Pp]ass code|(?:[Aa]larm|[Dd]oor|[Gg]ate|[Gg]arage|[Ss]afe|[Ll]ock|[Kk]eypad|[Ee]ntry|[Bb]uilding|[Ss]ecurity|[Aa]ccess) code)(?:[ -]?(?:[Cc]ode|[Nn]umber|CODE|NUMBER))?(?:[ \t]+(?:for|at|of|on|to)[ \t]+[^\r\n]{1,40}?)?(?:[ \t]*(?::=|=|:)|[ \t]+(?:is|was))[ \t]*["'`]?([0-9]{4,8})(?-u:\b)|[Cc]ombination(?:[ \t]+(?:for|at|of|on|to)[ \t]+[^\r\n]{1,40}?)?(?:[ \t]*[:=]|[ \t]+(?:is|was))[ \t]*([0-9]{4,8}|[0-9]{1,3}(?:-[0-9]{1,3}){2,4})(?-u:\b)|(?:[Tt]ype|[Ee]nter|[Dd]ial|[Pp]unch in)[ \t]+([0-9]{4,8})#|[ \t](?:[Cc]ode|CODE)(?:[ \t]*:|[ \t]+(?:is|was))[ \t]*([0-9]{4,8})(?-u:\b)[^\r\n.]{0,40}?(?-u:\b)(?i:padlock|lock|door|gate|garage|safe|locker|keypad|alarm|storage|mailbox|lockbox|key[ \t]?box)(?-u:\b))"#,
+            r#"(?-u:\b)(?:(?:PIN|[Pp]in|PUK2?|[Pp]uk2?|PASSCODE|[Pp]asscode|[Pp]ass code|(?:[Aa]larm|[Dd]oor|[Gg]ate|[Gg]arage|[Ss]afe|[Ll]ock|[Kk]eypad|[Ee]ntry|[Bb]uilding|[Ss]ecurity|[Aa]ccess) code)(?:[ -]?(?:[Cc]ode|[Nn]umber|CODE|NUMBER))?(?:(?:[ \t]+(?:for|at|of|on|to)[ \t]+[^\r\n]{1,40}?)?(?:[ \t]*(?::=|=|:)|[ \t]+(?:is|was))|[ \t]+[^\r\n:=]{1,40}?[ \t]*:)[ \t]*["'`]?([0-9]{4,8})(?-u:\b)|[Cc]ombination(?:[ \t]+(?:for|at|of|on|to)[ \t]+[^\r\n]{1,40}?)?(?:[ \t]*[:=]|[ \t]+(?:is|was))[ \t]*([0-9]{4,8}|[0-9]{1,3}(?:-[0-9]{1,3}){2,4})(?-u:\b)|(?:[Tt]ype|[Ee]nter|[Dd]ial|[Pp]unch in)[ \t]+([0-9]{4,8})#|[ \t](?:[Cc]ode|CODE)(?:[ \t]*:|[ \t]+(?:is|was))[ \t]*([0-9]{4,8})(?-u:\b)[^\r\n.]{0,40}?(?-u:\b)(?i:padlock|lock|door|gate|garage|safe|locker|keypad|alarm|storage|mailbox|lockbox|key[ \t]?box)(?-u:\b))"#,
         ),
+        accept: pin_digits,
+    },
+    Spec {
+        kind: "pin",
+        keywords: &[
+            "பின்",
+            "पिन",
+            "পিন",
+            "ピン",
+            "핀",
+            "пин",
+            "Пин",
+            "ПИН",
+            "رقم سري",
+            "الرقم السري",
+            "رمز پین",
+        ],
+        // A PIN named in another script, the digits right after it or after a few words
+        // ("என் ஏடிஎம் கார்டு பின் …", "ПИН-код карты …", "الرقم السري …").
+        pattern: Pattern::Regex(
+            r"(?:பின்|पिन|পিন|ピン|핀|[Пп]ин|ПИН|(?:ال)?رقم[ \t]ال?سري|رمز[ \t]پین)(?:[-‐][Кк]од|[ \t]?(?:コード|번호|नंबर))?[^\r\n0-9]{0,30}?(?-u:\b)([0-9]{4,8})(?-u:\b)",
+        ),
+        accept: pin_digits,
+    },
+    Spec {
+        kind: "card-code",
+        keywords: &["cvv", "cvc", "cid", "csc", "cvn", "verification"],
+        // A card's security code (CVV, CVC, Amex's CID), 3 or 4 digits after its name.
+        pattern: Pattern::Regex(
+            r"(?-u:\b)(?:CVV2?|CVC2?|[Cc]vv2?|[Cc]vc2?|CID|CSC|CVN|[Cc]ard[ \t]+[Vv]erification[ \t]+(?:[Cc]ode|[Vv]alue|[Nn]umber))(?:[ \t]+(?:on|at|of|for)[ \t]+[^\r\n]{1,40}?)?(?:[ \t]*(?::|=|-)|[ \t]+(?:is|was|code))?[ \t]*([0-9]{3,4})(?-u:\b)",
+        ),
+        accept: pin_digits,
+    },
+    Spec {
+        kind: "one-time-code",
+        keywords: &[
+            "texted me",
+            "messaged me",
+            "sms",
+            "otp",
+            "one-time",
+            "one time",
+            "verification code",
+            "confirmation code",
+            "login code",
+            "sign-in code",
+            "2fa code",
+            "mfa code",
+            "auth code",
+            "authentication code",
+            "security code",
+            "sent me",
+        ],
+        // A one-time code: digits someone texted ("the bank texted me … and says never
+        // share it"), or named as an OTP or a verification, login or 2FA code.
+        pattern: Pattern::Regex(concat!(
+            r"(?-u:\b)(?i:texted|messaged|sms(?:'?e?d)?)[ \t]+me[ \t]+(?:(?:a|the|this|my|an?)[ \t]+)?(?:(?i:code|otp|pin)[ \t]*:?[ \t]+)?([0-9]{4,8})(?-u:\b)",
+            r"|(?-u:\b)(?i:sent)[ \t]+me[ \t]+(?:a|the|this|my)[ \t]+(?:[A-Za-z-]+[ \t]+)?(?i:code|otp|pin)[ \t]*:?[ \t]+([0-9]{4,8})(?-u:\b)",
+            r"|(?-u:\b)(?i:otp|one[- ]time[ \t]+(?:code|password|passcode|pin)|(?:verification|confirmation|login|sign-in|2fa|mfa|auth|authentication|security|sms)[ \t]+code)(?:[ \t]+(?:is|was)|[ \t]*[:=])?[ \t]*([0-9]{4,8})(?-u:\b)",
+        )),
         accept: pin_digits,
     },
     Spec {
@@ -335,6 +397,14 @@ pub(super) const SPECS: &[Spec] = &[
             r"(?-u:\b)eyJ[A-Za-z0-9_-]{10,}\.ey[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]*",
         ),
         accept: keep,
+    },
+    Spec {
+        kind: "token",
+        keywords: &["eyj"],
+        // A base64-encoded JSON object of 45 bytes or more that is no JWT (no dots): a
+        // service's credential in one string (`cloudflared service install eyJhIjoi…`).
+        pattern: Pattern::Regex(r"(?-u:\b)(eyJ[A-Za-z0-9+/_-]{60,}={0,2})(?:[^A-Za-z0-9+/_=.-]|$)"),
+        accept: encoded_json_token,
     },
     Spec {
         kind: "npm-token",
@@ -506,8 +576,9 @@ pub(super) const SPECS: &[Spec] = &[
     Spec {
         kind: "bearer-token",
         keywords: &["authorization"],
+        // Under any scheme (`Bearer`, `Basic`, Splunk's `Splunk`, `SSWS`, `GenieKey`, …).
         pattern: Pattern::Regex(
-            r#"(?-u:\b)(?:[Pp]roxy-|PROXY-)?(?:[Aa]uthorization|AUTHORIZATION)\\?["']?[ \t]*[:=][ \t]*\\?["']?(?:(?i:bearer|token|basic|bot|apikey)[ \t]+)?([A-Za-z0-9._~+/=@-]+)"#,
+            r#"(?-u:\b)(?:[Pp]roxy-|PROXY-)?(?:[Aa]uthorization|AUTHORIZATION)\\?["']?[ \t]*[:=][ \t]*\\?["']?(?:[A-Za-z][A-Za-z0-9_-]{1,24}[ \t]+)?([A-Za-z0-9._~+/=@-]+)"#,
         ),
         accept: token_value,
     },
@@ -529,7 +600,7 @@ pub(super) const SPECS: &[Spec] = &[
         kind: "password",
         keywords: &["pass", "pwd", "pw", "/p:", "/rp"],
         pattern: Pattern::Regex(
-            r#"(?i)(?:(?m:^)|[ \t])(?:--?(?:[a-z0-9]+-)*(?:store|key|src|dest|srcstore|deststore|srckey|destkey|new|old|db|admin|root|bind|http|ftp|proxy|smtp|ssh)?(?:password|passwd|passphrase|pass|pwd|pw)(?:out|in)?(?:=|[ \t]+)(?:pass:)?|/(?:password[do]?|pass|pwd|pw|p):|/rp[ \t]+)(?:"([^"\s]+)"|'([^'\s]+)'|([^\s"'`]+))"#,
+            r#"(?i)(?:(?m:^)|[ \t])(?:--?(?:[a-z0-9]+-)*(?:store|key|src|dest|srcstore|deststore|srckey|destkey|new|old|db|admin|root|bind|http|ftp|proxy|smtp|ssh)?(?:password|passwd|passphrase|pass|pwd|pw)(?:out|in|[0-9])?(?:=|[ \t]+)(?:pass:)?|/(?:password[do]?|pass|pwd|pw|p):|/rp[ \t]+)(?:"([^"\s]+)"|'([^'\s]+)'|([^\s"'`]+))"#,
         ),
         accept: password_flag,
     },
@@ -668,6 +739,9 @@ pub(super) const SPECS: &[Spec] = &[
             "secret",
             "passw",
             "cred",
+            "authinfo",
+            "{plain",
+            "{clear",
         ],
         // The credential lines of well-known config files: a `.netrc` entry (on one line or
         // several), `.npmrc`'s `_auth` and `_password`, redis.conf's `requirepass` and
@@ -675,7 +749,9 @@ pub(super) const SPECS: &[Spec] = &[
         // (insecure-)password …` line (HAProxy), and the last field of the first line of a
         // credentials file shown after its path (`userlist.txt`, `sasl_passwd`,
         // `ipsec.secrets`, …, and any file named for secrets, passwords or credentials,
-        // its path alone on its line: `rsyncd.secrets:`, `/etc/ppp/creds`).
+        // its path alone on its line: `rsyncd.secrets:`, `/etc/ppp/creds`); sendmail's
+        // `AuthInfo:` line (`"P:…"`), and a password stored under a plain-text scheme
+        // (Dovecot's `{PLAIN}…`, `{CLEARTEXT}…`; a hash's scheme names no secret in clear).
         pattern: Pattern::Regex(concat!(
             r"(?:(?:(?m:^)[ \t]*machine[ \t]+\S+|(?-u:\b)machine[ \t]+[A-Za-z0-9_-]+(?:\.[A-Za-z0-9_-]+)+)",
             r"(?:\s+(?:login|account|port)\s+\S+)+\s+password\s+",
@@ -688,6 +764,8 @@ pub(super) const SPECS: &[Spec] = &[
             r"|(?m:^)[ \t]*user[ \t]+\S+[ \t]+(?:insecure-)?password[ \t]+",
             flag_value!(),
             r#"|(?:(?:userlist\.txt|sasl_passwd|ipsec\.secrets|\.htpasswd|passwd\.txt|credentials\.txt)[^\r\n]*|(?:(?m:^)|[ \t])(?:(?:[A-Za-z0-9_.~-]*/)+[A-Za-z0-9_.-]*(?:[Ss]ecrets?|SECRETS?|passwd|[Pp]asswords?|[Cc]redentials|[Cc]reds)[A-Za-z0-9_.-]*|[A-Za-z0-9_-]*\.(?:secrets?|passwd|passwords?|credentials|creds)|[A-Za-z0-9_-]*(?:[Ss]ecrets?|passwd|[Pp]asswords?|[Cc]redentials|[Cc]reds)\.[A-Za-z0-9]{1,5})[ \t]*:?[ \t]*)\r?\n(?:[ \t]*(?:#[^\r\n]*)?\r?\n)*[^\r\n]*[ \t:]"?([^\s":]+)"?[ \t]*(?m:$)"#,
+            r#"|(?-u:\b)(?i:AuthInfo)[^\r\n]*?[ \t:]"P:([^"\r\n]+)""#,
+            r"|\{(?i:PLAIN|CLEAR|CLEARTEXT|PLAINTEXT)\}([^\s:]+)",
             ")"
         )),
         accept: password_flag,
@@ -763,7 +841,7 @@ pub(super) const SPECS: &[Spec] = &[
         kind: "token",
         keywords: &["token", "secret", "key", "auth", "_pat", "_signing"],
         pattern: Pattern::Regex(assignment!(
-            "(?:[Tt]oken|TOKEN|[Ss]ecret|SECRET|(?:[Aa]pi|API|[Aa]ccess|ACCESS|[Aa]ccount|ACCOUNT|[Ss]hared[Aa]ccess|SHARED_?ACCESS|[Ss]ecret|SECRET|[Pp]rivate|PRIVATE|[Aa]uth|AUTH|[Ee]ncryption|ENCRYPTION|[Ss]igning|SIGNING|[Mm]aster|MASTER|[Ll]icense|LICENSE|[Cc]lient|CLIENT|[Aa]pp|APP|[Ss]ervice|SERVICE)[_-]?(?:[Kk]ey|KEY)|[Aa]uth(?:[Ii]dent|[Tt]oken)|AUTH_?(?:IDENT|TOKEN)|[A-Za-z0-9]+_(?:signing|SIGNING)(?-u:\\b))(?:[_.-][A-Za-z0-9]+|[A-Z][a-z0-9]+)*|(?-u:\\b)(?:auth|AUTH)|(?m:^)[ \t]*(?:key|KEY)|[A-Z0-9]+_PAT(?-u:\\b)"
+            "(?:[Tt]oken|TOKEN|[Ss]ecret|SECRET|(?:[Aa]pi|API|[Aa]ccess|ACCESS|[Aa]ccount|ACCOUNT|[Ss]hared[Aa]ccess|SHARED_?ACCESS|[Ss]ecret|SECRET|[Pp]rivate|PRIVATE|[Aa]uth|AUTH|[Ee]ncryption|ENCRYPTION|[Ss]igning|SIGNING|[Mm]aster|MASTER|[Ll]icense|LICENSE|[Cc]lient|CLIENT|[Aa]pp|APP|[Ss]ervice|SERVICE)[_-]?(?:[Kk]ey|KEY)|[Aa]uth_?(?:[Ii]dent|[Tt]ok(?:en)?)|AUTH_?(?:IDENT|TOK(?:EN)?)|[A-Za-z0-9]+_(?:signing|SIGNING)(?-u:\\b))(?:[_.-][A-Za-z0-9]+|[A-Z][a-z0-9]+)*|(?-u:\\b)(?:auth|AUTH)|(?m:^)[ \t]*(?:key|KEY)|[A-Z0-9]+_PAT(?-u:\\b)"
         )),
         accept: token_value,
     },
@@ -795,6 +873,10 @@ pub(super) const SPECS: &[Spec] = &[
             "',",
             "</",
             "value=",
+            "\")",
+            "')",
+            "\"]",
+            "']",
             "@tcp(",
             "@unix(",
             "@udp(",
@@ -848,8 +930,10 @@ pub(super) const SPECS: &[Spec] = &[
             "secret 9",
         ],
         // A password in the other shapes of config files and code: a Dockerfile's `ENV KEY
-        // value`, a quoted key then its quoted value (`define('DB_PASSWORD', '…')`), an
-        // XML element or a `key=… value=…` pair, a Go MySQL DSN (`user:…@tcp(…)`), the
+        // value`, a quoted key then its quoted value (`define('DB_PASSWORD', '…')`,
+        // `page.fill('#password', '…')`, an indexer's `["db_password"] = "…"`), an XML
+        // element (or the `<Value>` under it, as in an `unattend.xml`) or a `key=… value=…`
+        // pair, a Go MySQL DSN (`user:…@tcp(…)`), the
         // first entry of a `chap-secrets` or `pap-secrets` file, a Cisco `password 0 …`, the
         // second line of an OpenVPN `auth-user-pass` file, the password argument of a login call
         // (`mysqli_connect(host, user, '…')`, `getConnection(url, user, "…")`, `auth=(user,
@@ -858,10 +942,13 @@ pub(super) const SPECS: &[Spec] = &[
         pattern: Pattern::Regex(concat!(
             r"(?:(?-u:\b)(?:ENV|ARG)[ \t][ \t]*[A-Za-z0-9_]*(?:PASSWORD|PASSWD|PASS|PWD|SECRET|TOKEN|API_?KEY|PRIVATE_?KEY)[A-Za-z0-9_]*[ \t]+",
             flag_value!(),
-            r#"|["'][A-Za-z0-9_.-]*(?:[Pp]ass(?:word|wd)?|PASS(?:WORD|WD)?|[Pp]wd|PWD|[Ss]ecret|SECRET|[Tt]oken|TOKEN|[Aa]pi_?[Kk]ey|API_?KEY)[A-Za-z0-9_.-]*["'],[ \t]*"#,
+            r#"|["'][#.]?[A-Za-z0-9_.-]*(?:[Pp]ass(?:word|wd)?|PASS(?:WORD|WD)?|[Pp]wd|PWD|[Ss]ecret|SECRET|[Tt]oken|TOKEN|[Aa]pi_?[Kk]ey|API_?KEY)[A-Za-z0-9_.-]*["'],[ \t]*"#,
+            quoted_value!(),
+            r#"|["'][^"'\s]{0,80}?(?:[Pp]ass(?:word|wd)?|PASS(?:WORD|WD)?|[Pp]wd|PWD|[Ss]ecret|SECRET|[Tt]oken|TOKEN|[Aa]pi_?[Kk]ey|API_?KEY)[A-Za-z0-9_.-]*["'][ \t]*[)\]][ \t]*=[ \t]*"#,
             quoted_value!(),
             r"|<(?:[A-Za-z_-]+:)?[A-Za-z_.-]*(?:[Pp]assword|PASSWORD|[Pp]asswd|[Pp]assphrase|[Ss]ecret|SECRET|[Tt]oken|TOKEN|[Aa]pi[Kk]ey)[A-Za-z_.-]*>([^<\r\n]+)</",
             r"|<(?:[A-Za-z_-]+:)?[A-Za-z_.-]*(?:[Pp]ass(?:word|wd|phrase)?|PASS(?:WORD|WD)?|[Pp]wd|PWD|[Ss]ecret|SECRET|[Tt]oken|TOKEN|[Aa]pi[Kk]ey)[ \t][^<>\r\n]*>([^<\r\n]+)</",
+            r"|<(?:[A-Za-z_-]+:)?[A-Za-z_.-]*(?:[Pp]assword|PASSWORD|[Pp]asswd|[Pp]assphrase|[Ss]ecret|SECRET|[Tt]oken|TOKEN|[Aa]pi[Kk]ey)[A-Za-z_.-]*(?:[ \t][^<>\r\n]*)?>[ \t]*\r?\n[ \t]*<(?:[A-Za-z_-]+:)?(?:[Vv]alue|VALUE)>([^<\r\n]+)</",
             r#"|<[A-Za-z_.:-]+[ \t][^<>\r\n]*?(?:name|key|id)=["'][^"'<>\r\n]*(?:[Pp]assword|PASSWORD|[Pp]asswd|[Ss]ecret|SECRET|[Tt]oken|TOKEN|[Aa]pi[Kk]ey)["'][^<>\r\n]*>([^<\r\n]+)</"#,
             r#"|(?:[Bb]asic|BASIC)[^\r\n]{0,40}?(?:[Bb]64[Ee]ncode|[Bb]ase64[Ee]ncode|btoa|[Ee]ncode[A-Za-z0-9]*)\([ \t]*b?["'][^"':\s]+:([^"'\s]+)["']"#,
             r#"|(?:key|name)=["'][^"'\r\n]*(?:[Pp]assword|PASSWORD|[Ss]ecret|SECRET|[Tt]oken|TOKEN|[Aa]pi[Kk]ey)[^"'\r\n]*["'][ \t]+value="#,
@@ -972,10 +1059,20 @@ pub(super) const SPECS: &[Spec] = &[
     },
     Spec {
         kind: "password",
-        keywords: &["auth", "login", "connect", "credential", "bind", "wifi"],
+        keywords: &[
+            "auth",
+            "login",
+            "connect",
+            "credential",
+            "bind",
+            "wifi",
+            "smtp.start",
+            "fernet",
+        ],
         // A quoted argument that reads as generated, of a call named for a login (`smtp.PlainAuth("",
-        // user, "…", host)`, `Connection(server, dn, "…")`, `ldap.simple_bind_s(dn, "…")`):
-        // the host, the user and the options around it stay.
+        // user, "…", host)`, `Connection(server, dn, "…")`, `ldap.simple_bind_s(dn, "…")`,
+        // `Net::SMTP.start(…, user, "…", :plain)`, a key given to `Fernet(b"…")`): the host,
+        // the user and the options around it stay.
         pattern: Pattern::Regex(concat!(r"[({,][ \t]*&?(?:b|r|@)?", quoted_value!())),
         accept: login_call_argument,
     },
@@ -990,6 +1087,40 @@ pub(super) const SPECS: &[Spec] = &[
             value!()
         )),
         accept: in_secret_block,
+    },
+    Spec {
+        kind: "password",
+        keywords: &[
+            "pass",
+            "pwd",
+            "pw",
+            "secret",
+            "pin",
+            "kennwort",
+            "contrase",
+            "senha",
+            "heslo",
+            "hasło",
+            "haslo",
+            "parol",
+            "ароль",
+            "パスワード",
+            "密码",
+            "密碼",
+            "비밀번호",
+        ],
+        // The cell under a markdown table's column named for a password (`| Service |
+        // Username | Password |`), row by row.
+        pattern: Pattern::Regex(r"(?m:^)[ \t]*(\|[^\r\n]*\|)[ \t]*\r?(?m:$)"),
+        accept: secret_table_cell,
+    },
+    Spec {
+        kind: "secret",
+        keywords: &["←", "⬅"],
+        // A value an arrow points back at (`… ← that's the VPN one now`): it must read as
+        // typed, letters with digits or symbols.
+        pattern: Pattern::Regex(r"(?:(?m:^)|[ \t])([^\s←⬅]{8,64})[ \t]*(?:←|⬅)"),
+        accept: typed_word,
     },
     Spec {
         kind: "secret",
@@ -1018,9 +1149,9 @@ pub(super) const SPECS: &[Spec] = &[
             "pat-", "access-", "token-", "secret-", "key-", "api-", "auth-",
         ],
         // A UUID after a prefix naming a credential (HubSpot's `pat-na1-…`, Plaid's
-        // `access-production-…`): bare, a UUID is an id.
+        // `access-production-…`, Riot's `RGAPI-…`): bare, a UUID is an id.
         pattern: Pattern::Regex(
-            r"(?-u:\b)(?i:pat|access|token|secret|key|api|auth)(?:-[a-z0-9]{1,12}){0,2}-[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}(?-u:\b)",
+            r"(?-u:\b)[A-Za-z]{0,6}(?i:pat|access|token|secret|key|api|auth)(?:-[a-z0-9]{1,12}){0,2}-[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}(?-u:\b)",
         ),
         accept: keep,
     },
@@ -1125,11 +1256,13 @@ pub(super) const SPECS: &[Spec] = &[
     },
     Spec {
         kind: "password",
-        keywords: &["pass", "pwd", "secret"],
+        keywords: &["pass", "pw", "secret"],
         // A config line of a key and its value after spaces (keepalived's `auth_pass …`,
-        // msmtp's `password …`, `secret …`): the value must not be a word.
+        // msmtp's `password …`, `secret …`, a kickstart's `rootpw --plaintext …`, Apache's
+        // `AuthLDAPBindPassword "…"`): options may stand between, and the value must not be
+        // a word.
         pattern: Pattern::Regex(
-            r"(?m:^)[ \t]*(?:[a-z]+_)?(?:pass|password|passwd|pwd|secret)[ \t]+([^\s#;]+)[ \t]*\r?(?m:$)",
+            r#"(?m:^)[ \t]*(?:[a-z]+_?|[A-Z][A-Za-z]*)?(?:pass|password|passwd|pwd|pw|secret|Pass|Password|Passwd|Secret|PASS|PASSWORD|PASSWD|PWD|SECRET)(?:[ \t]+--?[a-z][a-z-]*)*[ \t]+(?:"([^"\r\n]+)"|'([^'\r\n]+)'|([^\s#;"'-][^\s#;]*))[ \t]*\r?(?m:$)"#,
         ),
         accept: typed_value,
     },
@@ -1247,13 +1380,64 @@ pub(super) const SPECS: &[Spec] = &[
             "סיסמ",
             "رمز عبور",
             "รหัสผ่าน",
+            "token",
+            " key",
+            "unseal",
+            "rotate",
+            "encrypt",
+            "protect",
+            "locked",
+            "lykilor",
+            "lozink",
+            "gesl",
+            "slaptažod",
+            "slaptazod",
+            "parol",
+            "parool",
+            "wagwoord",
+            "cyfrinair",
+            "pasfhocal",
+            "fjalëkalim",
+            "fjalekalim",
+            "pasahitz",
+            "ifrə",
+            "iphasiwedi",
+            "kalmar sirri",
+            "арол",
+            "АРОЛ",
+            "озинк",
+            "ОЗИНК",
+            "құпия сөз",
+            "ууц үг",
+            "كلمة السر",
+            "كلمة المرور",
+            "كلمة سر",
+            "الرقم السري",
+            "پاس ورڈ",
+            "پاسورڈ",
+            "پاسورډ",
+            "पासवर्ड",
+            "পাসও",
+            "கடவுச்சொல்",
+            "పాస్",
+            "ಪಾಸ್",
+            "പാസ്",
+            "પાસવર્ડ",
+            "ਪਾਸਵਰਡ",
+            "මුරපද",
+            "პაროლ",
+            "գաղտնաբառ",
+            "የይለፍ ቃል",
+            "ពាក្យសម្ងាត់",
+            "ລະຫັດຜ່ານ",
+            "စကားဝှက်",
         ),
         // A password told in a sentence of any shape or language: the first word that reads
         // as generated within the line's next 60 characters after a word naming a password,
         // a secret, an API key or a login, or saying it was typed (the pattern finds the word; the check reads on after it) ("мой пароль от почты …", "the netflix login changed, new one is …",
         // "log into 192.168.1.1 as admin with …", "temp credentials are jdoe and …").
         pattern: Pattern::Regex(
-            r"(?:(?-u:\b)(?:mot[ \t]de[ \t]passe|Mot[ \t]de[ \t]passe|MOT[ \t]DE[ \t]PASSE|adgangskode(?:n|r|rne)?|Adgangskode(?:n|r|rne)?|ADGANGSKODE(?:N|R|RNE)?|credentials|Credentials|CREDENTIALS|contrasena|Contrasena|CONTRASENA|wachtwoord|Wachtwoord|WACHTWOORD|kata[ \t]sandi|Kata[ \t]sandi|KATA[ \t]SANDI|credential|Credential|CREDENTIAL|passwords|Passwords|PASSWORDS|password|Password|PASSWORD|passwort|Passwort|PASSWORT|passcode|Passcode|PASSCODE|kennwort|Kennwort|KENNWORT|salasana|Salasana|SALASANA|mat[ \t]khau|Mat[ \t]khau|MAT[ \t]KHAU|log[ \t]into|Log[ \t]into|LOG[ \t]INTO|login[ \t]to|Login[ \t]to|LOGIN[ \t]TO|passord(?:et|ene)?|Passord(?:et|ene)?|PASSORD(?:ET|ENE)?|contrasenya|Contrasenya|CONTRASENYA|kata[ \t]laluan|Kata[ \t]laluan|KATA[ \t]LALUAN|nenosiri|Nenosiri|NENOSIRI|pasword|Pasword|passowrd|Passowrd|signing[ \t]in(?:to)?|Signing[ \t]in(?:to)?|logging[ \t]in(?:to)?|Logging[ \t]in(?:to)?|sign[ \t]in|Sign[ \t]in|SIGN[ \t]IN|passwd|Passwd|PASSWD|parola|Parola|PAROLA|jelszo|Jelszo|JELSZO|logins|Logins|LOGINS|log[ \t]in|Log[ \t]in|LOG[ \t]IN|signin|Signin|SIGNIN|clave|Clave|CLAVE|senha|Senha|SENHA|haslo|Haslo|HASLO|hasla|Hasla|HASLA|sifre|Sifre|SIFRE|heslo|Heslo|HESLO|login|Login|LOGIN|creds|Creds|CREDS|wi-fi|Wi-fi|WI-FI|pass|Pass|PASS|wifi|Wifi|WIFI|pwd|Pwd|PWD|mdp|Mdp|MDP|pin|Pin|PIN|secret|Secret|SECRET|api[ \t]key|API[ \t]key|API[ \t]KEY|apikey|apiKey|APIKEY|typing|Typing|typed|Typed)(?-u:\b)|(?:contraseña|Contraseña|hasło|Hasło|пароль|Пароль|пароля|Пароля|паролем|Паролем|lösenord|Lösenord|lösenordet|Lösenordet|şifre|Şifre|şifrem|Şifrem|şifreniz|Şifreniz|jelszó|Jelszó|jelszav|Jelszav|κωδικ|Κωδικ|ΚΩΔΙΚ|συνθηματικ|Συνθηματικ|mật[ \t]khẩu|Mật[ \t]khẩu|密码|密碼|비밀번호|パスワード|סיסמ|رمز[ \t]عبور|รหัสผ่าน))",
+            r"(?:(?-u:\b)(?:mot[ \t]de[ \t]passe|Mot[ \t]de[ \t]passe|MOT[ \t]DE[ \t]PASSE|adgangskode(?:n|r|rne)?|Adgangskode(?:n|r|rne)?|ADGANGSKODE(?:N|R|RNE)?|credentials|Credentials|CREDENTIALS|contrasena|Contrasena|CONTRASENA|wachtwoord|Wachtwoord|WACHTWOORD|kata[ \t]sandi|Kata[ \t]sandi|KATA[ \t]SANDI|credential|Credential|CREDENTIAL|passwords|Passwords|PASSWORDS|password|Password|PASSWORD|passwort|Passwort|PASSWORT|passcode|Passcode|PASSCODE|kennwort|Kennwort|KENNWORT|salasana|Salasana|SALASANA|mat[ \t]khau|Mat[ \t]khau|MAT[ \t]KHAU|log[ \t]into|Log[ \t]into|LOG[ \t]INTO|login[ \t]to|Login[ \t]to|LOGIN[ \t]TO|passord(?:et|ene)?|Passord(?:et|ene)?|PASSORD(?:ET|ENE)?|contrasenya|Contrasenya|CONTRASENYA|kata[ \t]laluan|Kata[ \t]laluan|KATA[ \t]LALUAN|nenosiri|Nenosiri|NENOSIRI|pasword|Pasword|passowrd|Passowrd|signing[ \t]in(?:to)?|Signing[ \t]in(?:to)?|logging[ \t]in(?:to)?|Logging[ \t]in(?:to)?|sign[ \t]in|Sign[ \t]in|SIGN[ \t]IN|passwd|Passwd|PASSWD|parola|Parola|PAROLA|jelszo|Jelszo|JELSZO|logins|Logins|LOGINS|log[ \t]in|Log[ \t]in|LOG[ \t]IN|signin|Signin|SIGNIN|clave|Clave|CLAVE|senha|Senha|SENHA|haslo|Haslo|HASLO|hasla|Hasla|HASLA|sifre|Sifre|SIFRE|heslo|Heslo|HESLO|login|Login|LOGIN|creds|Creds|CREDS|wi-fi|Wi-fi|WI-FI|pass|Pass|PASS|wifi|Wifi|WIFI|pwd|Pwd|PWD|mdp|Mdp|MDP|pin|Pin|PIN|secret|Secret|SECRET|api[ \t]key|API[ \t]key|API[ \t]KEY|apikey|apiKey|APIKEY|typing|Typing|typed|Typed|(?:[Aa]ccess|ACCESS|[Rr]efresh|REFRESH|[Aa]pi|API|[Aa]uth|AUTH|[Bb]earer|[Ss]ession|[Bb]ot|[Tt]unnel|[Jj]oin|[Nn]ode|[Dd]ev|[Pp]ersonal|[Ss]ecret|[Ss]ervice|[Dd]eploy|[Rr]egistration|[Ee]nrollment|[Mm]y|[Tt]he|[Nn]ew)[ \t](?:tokens?|Tokens?|TOKENS?)|(?:[Aa]ccess|[Aa]pi|API|[Aa]uth|[Dd]ev|[Ee]ncryption|[Ee]nrollment|[Jj]oin|[Ll]icen[cs]e|[Mm]aster|[Nn]ode|[Pp]rivate|[Pp]roduct|[Rr]ecovery|[Rr]egistration|[Ss]ecret|[Ss]ession|[Ss]igning|[Tt]unnel|[Uu]nseal)[ \t](?:[Kk]eys?|KEYS?)|[Uu]nseal|UNSEAL|[Rr]otated|[Rr]otating|[Rr]otate|(?i:encrypt|password|protect|locked)[^\r\n]{0,80}?(?:opens|unlocks|open[ \t]it|decrypts?(?:[ \t]it)?)[ \t]with)(?-u:\b)|(?:contraseña|Contraseña|hasło|Hasło|пароль|Пароль|пароля|Пароля|паролем|Паролем|lösenord|Lösenord|lösenordet|Lösenordet|şifre|Şifre|şifrem|Şifrem|şifreniz|Şifreniz|jelszó|Jelszó|jelszav|Jelszav|κωδικ|Κωδικ|ΚΩΔΙΚ|συνθηματικ|Συνθηματικ|mật[ \t]khẩu|Mật[ \t]khẩu|密码|密碼|비밀번호|パスワード|סיסמ|رمز[ \t]عبور|รหัสผ่าน|[Ll]ykilor|[Ll]ozink|LOZINK|[Gg]esl[oa]|[Ss]lapta(?:ž|z)od|[Pp]arol|PAROL|[Pp]arool|[Ww]agwoord|[Cc]yfrinair|[Pp]asfhocal|[Ff]jal(?:ë|e)kalim|[Pp]asahitz|(?:ş|Ş|s|S)ifrə|[Ii]phasiwedi|[Kk]almar[ \t]sirri|[Пп]арол|ПАРОЛ|[Лл]озинк|ЛОЗИНК|құпия[ \t]сөз|[Нн]ууц[ \t]үг|كلمة[ \t](?:السر|المرور|سر)|الرقم[ \t]السري|پاس[ \t]?ورڈ|پاسورډ|पासवर्ड|পাসও|கடவுச்சொல்|పాస్|ಪಾಸ್|പാസ്|પાસવર્ડ|ਪਾਸਵਰਡ|මුරපද|პაროლ|գաղտնաբառ|የይለፍ[ \t]ቃል|ពាក្យសម្ងាត់|ລະຫັດຜ່ານ|စကားဝှက်))",
         ),
         accept: generated_word_in,
     },

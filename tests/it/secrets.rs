@@ -626,7 +626,7 @@ fn print_table(title: &str, rows: &std::collections::BTreeMap<String, Tally>) {
 /// the known facts back). Prints per file, per kind and per place how many plants reached a
 /// request body, a written file (memory.md, CLAUDE.md, their backups, anything else outside
 /// the transcripts and the state directory) and the ledger's directory. Each must be 0 for
-/// the tuned files (`plants.tsv` and `held.tsv` to `held5.tsv`); the leaks of the held-out
+/// the tuned files (`plants.tsv` and `held.tsv` to `held6.tsv`); the leaks of the held-out
 /// files (`generate::HELD_OUT`) are counted, not failed on, and named (kinds and leaks)
 /// only when `MEMLOOP_EVAL_HELD=1`.
 #[test]
@@ -826,3 +826,73 @@ fn redaction_alone_takes_every_tuned_plant() {
     );
 }
 
+/// The other side of the evaluation: how many ordinary texts the redaction changes. Over the
+/// tuning part of the policy's true facts and injections (`eval/facts`, `eval/injections`;
+/// the held-out part is redacted and counted but never printed), the persona-chat turns of
+/// `eval/builtin/spc-turns.tsv` and every fixture (transcripts, real Claude Code sessions,
+/// the providers' recorded answers), it prints each changed text of a tuning part and
+/// fails when more change than the last round left (a new rule that rewrites ordinary
+/// text must say why here).
+#[test]
+fn redaction_changes_few_ordinary_texts() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut sets: Vec<(&str, Vec<(bool, String)>)> = Vec::new();
+    let mut eval = Vec::new();
+    for dir in ["eval/facts", "eval/injections"] {
+        let mut files: Vec<_> = fs::read_dir(root.join(dir))
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .collect();
+        files.sort();
+        for file in files {
+            for line in read(&file).lines() {
+                let row: Value = serde_json::from_str(line).unwrap();
+                let held = row["split"] == "held";
+                eval.push((held, row["text"].as_str().unwrap().to_owned()));
+            }
+        }
+    }
+    sets.push(("eval facts and injections", eval));
+    let turns = read(&root.join("eval/builtin/spc-turns.tsv"));
+    sets.push((
+        "persona-chat turns",
+        turns.lines().map(|l| (false, l.to_owned())).collect(),
+    ));
+    let mut paths = Vec::new();
+    all_files(&root.join("fixtures"), &mut paths);
+    paths.sort();
+    let fixtures = paths
+        .iter()
+        .filter_map(|p| fs::read_to_string(p).ok())
+        .map(|text| (false, text))
+        .collect();
+    sets.push(("fixtures", fixtures));
+    let mut changed = 0;
+    for (name, texts) in &sets {
+        let mut of_set = 0;
+        for (held, text) in texts {
+            let clean = memloop::redact::redact(text);
+            if clean != *text {
+                of_set += 1;
+                // Each find with some words around it (a fixture is a whole session).
+                for (at, _) in clean.match_indices("[REDACTED:").filter(|_| !held) {
+                    let from = clean[..at]
+                        .char_indices()
+                        .rev()
+                        .nth(60)
+                        .map_or(0, |(i, _)| i);
+                    let to = clean[at..]
+                        .char_indices()
+                        .nth(100)
+                        .map_or(clean.len(), |(i, _)| at + i);
+                    println!("{name}: …{:?}…", &clean[from..to]);
+                }
+            }
+        }
+        println!("{name}: {of_set} of {} texts changed", texts.len());
+        changed += of_set;
+    }
+    // 34 after the seventh round of rules, which changed fewer than before it (a JSON key
+    // after `"max_tokens",` was read as a value, and addresses as passwords).
+    assert!(changed <= 34, "{changed} ordinary texts changed");
+}
