@@ -150,20 +150,23 @@ pub(super) fn sql_or_flag_password(text: &str, value: Range<usize>) -> Option<Ra
     delimited_password(text, value)
 }
 
+/// What names a call for a login: one of these in its name, lower-cased (also the rule's
+/// keywords).
+pub(super) const LOGIN_CALLS: &[&str] = &[
+    "auth",
+    "login",
+    "connect",
+    "credential",
+    "bind",
+    "wifi",
+    "smtp.start",
+    "fernet",
+];
+
 /// A quoted argument of a call named for a login (`PlainAuth`, `Connection`, `simple_bind_s`,
 /// `login`, `Net::SMTP.start`, a `Fernet` key) that reads as generated: the call is the
 /// innermost one still open on the line.
 pub(super) fn login_call_argument(text: &str, value: Range<usize>) -> Option<Range<usize>> {
-    const NAMES: &[&str] = &[
-        "auth",
-        "login",
-        "connect",
-        "credential",
-        "bind",
-        "wifi",
-        "smtp.start",
-        "fernet",
-    ];
     let line_start = run_start(text, value.start, 512, |c| c == '\n');
     let before = &text.as_bytes()[line_start..value.start];
     let mut depth = 0usize;
@@ -207,7 +210,7 @@ pub(super) fn login_call_argument(text: &str, value: Range<usize>) -> Option<Ran
             && !is_placeholder(s)
             && !is_reference(s)
     };
-    (NAMES.iter().any(|n| name.contains(n))
+    (LOGIN_CALLS.iter().any(|n| name.contains(n))
         && (reads_generated(s) || reads_typed(s) || lower_random || after_address))
         .then_some(value)
 }

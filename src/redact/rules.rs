@@ -54,12 +54,12 @@ use std::sync::LazyLock;
 use regex::Regex;
 
 use super::check::{
-    answer_value, bare_bearer, delimited_password, encoded_json_token, generated_flag_value,
-    generated_password, generated_token, generated_word_in, high_entropy, in_secret_array,
-    in_secret_block, keep, keyed_token, login_call_argument, made_up_words, mixed_case_with_digits,
-    not_documentation_example, passphrase_value, password_flag, password_value, pin_digits,
-    prefixed_random_token, prose_value, random_looking, random_token, recovery_codes,
-    secret_table_cell, short_password_value, sk_key, slack_token, spaced_password,
+    LOGIN_CALLS, answer_value, bare_bearer, delimited_password, encoded_json_token,
+    generated_flag_value, generated_password, generated_token, generated_word_in, high_entropy,
+    in_secret_array, in_secret_block, keep, keyed_token, login_call_argument, made_up_words,
+    mixed_case_with_digits, not_documentation_example, passphrase_value, password_flag,
+    password_value, pin_digits, prefixed_random_token, prose_value, random_looking, random_token,
+    recovery_codes, secret_table_cell, short_password_value, sk_key, slack_token, spaced_password,
     sql_or_flag_password, token_flag, token_value, typed_value, typed_word, url_password,
     url_signature,
 };
@@ -1059,16 +1059,7 @@ pub(super) const SPECS: &[Spec] = &[
     },
     Spec {
         kind: "password",
-        keywords: &[
-            "auth",
-            "login",
-            "connect",
-            "credential",
-            "bind",
-            "wifi",
-            "smtp.start",
-            "fernet",
-        ],
+        keywords: LOGIN_CALLS,
         // A quoted argument that reads as generated, of a call named for a login (`smtp.PlainAuth("",
         // user, "…", host)`, `Connection(server, dn, "…")`, `ldap.simple_bind_s(dn, "…")`,
         // `Net::SMTP.start(…, user, "…", :plain)`, a key given to `Fernet(b"…")`): the host,
