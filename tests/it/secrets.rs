@@ -575,6 +575,39 @@ fn the_evaluation_finds_a_short_code_only_as_a_whole_number() {
     assert!(contains(b"card 41111111111111119", "411111111111"));
 }
 
+/// For each short needle (at most 8 bytes) of any plant, the plants whose text holds it
+/// as [`contains`] finds it. One pass over each text, looking up its windows of the needles'
+/// lengths, instead of searching every text for every needle.
+fn short_needle_holders<'a>(
+    all: &[&'a generate::Plant],
+) -> std::collections::HashMap<&'a str, Vec<usize>> {
+    let mut holders = std::collections::HashMap::<&str, Vec<usize>>::new();
+    for p in all {
+        for n in p.needles.iter().filter(|n| n.len() <= 8) {
+            holders.entry(n.as_str()).or_default();
+        }
+    }
+    let lengths: BTreeSet<usize> = holders.keys().map(|n| n.len()).collect();
+    for (i, p) in all.iter().enumerate() {
+        let text = p.text.as_bytes();
+        let mut seen = BTreeSet::new();
+        for &len in &lengths {
+            for w in text.windows(len) {
+                let Ok(w) = std::str::from_utf8(w) else {
+                    continue;
+                };
+                if let Some((needle, _)) = holders.get_key_value(w) {
+                    seen.insert(*needle);
+                }
+            }
+        }
+        for needle in seen.into_iter().filter(|n| contains(text, n)) {
+            holders.get_mut(needle).expect("a key").push(i);
+        }
+    }
+    holders
+}
+
 fn all_files(dir: &std::path::Path, out: &mut Vec<std::path::PathBuf>) {
     for entry in fs::read_dir(dir).into_iter().flatten().flatten() {
         let path = entry.path();
@@ -705,11 +738,11 @@ fn eval_no_planted_secret_reaches_a_request_a_file_or_the_ledger() {
     // also a held-out plant's intercom code) cannot say which of the two leaked: it is not
     // counted, for either.
     let all: Vec<&generate::Plant> = planted.iter().flatten().collect();
+    let holders = short_needle_holders(&all);
     let shared = |p: &generate::Plant, needle: &str| {
-        needle.len() <= 8
-            && all
-                .iter()
-                .any(|other| !std::ptr::eq(*other, p) && contains(other.text.as_bytes(), needle))
+        holders
+            .get(needle)
+            .is_some_and(|at| at.iter().any(|&i| !std::ptr::eq(all[i], p)))
     };
     let mut ambiguous = 0;
     for (place, plants) in planted.iter().enumerate() {
