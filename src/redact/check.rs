@@ -201,10 +201,7 @@ pub(super) fn login_call_argument(text: &str, value: Range<usize>) -> Option<Ran
         before
             .and_then(|b| b.strip_suffix(['"', '\'']))
             .and_then(|b| b.rsplit(['"', '\'']).next())
-            .is_some_and(|arg| {
-                arg.split_once('@')
-                    .is_some_and(|(user, host)| !user.is_empty() && host.contains('.'))
-            })
+            .is_some_and(is_address)
             && s.len() >= 8
             && !s.contains(char::is_whitespace)
             && !is_placeholder(s)
@@ -1397,20 +1394,11 @@ fn reads_typed(s: &str) -> bool {
     // words: not `PlainAuth`.
     let core = s.trim_matches(|c: char| "!@#$%^&*+=?~".contains(c));
     let unspelled_letters = random_letters(core) && vowel_share(core) < 0.35;
-    let address = s.split_once('@').is_some_and(|(user, host)| {
-        !user.is_empty()
-            && host.rsplit_once('.').is_some_and(|(_, tld)| {
-                // `.com`, `.COM`; not `F@D1Y.vtpeZI`.
-                tld.len() >= 2
-                    && (tld.bytes().all(|b| b.is_ascii_lowercase())
-                        || tld.bytes().all(|b| b.is_ascii_uppercase()))
-            })
-    });
     s.len() >= 8
         && s.is_ascii()
         && letters
         && (digits || symbol || joined || unspelled_letters)
-        && !address
+        && !is_address(s)
         && !dotted
         && !s.contains("://")
         && !s.starts_with(['/', '~', '.'])
@@ -1419,6 +1407,19 @@ fn reads_typed(s: &str) -> bool {
         ])
         && !is_placeholder(s)
         && !is_reference(s)
+}
+
+/// Whether `s` reads as an e-mail address: a user, an `@` and a host whose last part is
+/// two letters or more of one case (`.com`, `.COM`; not `F@D1Y.vtpeZI`).
+fn is_address(s: &str) -> bool {
+    s.split_once('@').is_some_and(|(user, host)| {
+        !user.is_empty()
+            && host.rsplit_once('.').is_some_and(|(_, tld)| {
+                tld.len() >= 2
+                    && (tld.bytes().all(|b| b.is_ascii_lowercase())
+                        || tld.bytes().all(|b| b.is_ascii_uppercase()))
+            })
+    })
 }
 
 fn reads_generated(s: &str) -> bool {
