@@ -25,8 +25,10 @@ from pathlib import Path
 # held.
 # Round 9 (the next session): fresh8 is tuned on; only fresh9, written blind and committed
 # alone, is held.
-ROUND = 9
-HELD_FILES = {"fresh9.jsonl"}
+# Round 10 (2026-12-02, a later session): fresh9 is tuned on; only fresh10, written blind and
+# committed alone, is held.
+ROUND = 10
+HELD_FILES = {"fresh10.jsonl"}
 
 # Round 1: the families below were held out, and still get their `family` field.
 # Facts ----------------------------------------------------------------------------------
