@@ -31,7 +31,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, Result, bail};
 use serde::Deserialize;
 
-use memloop::fact::{caution, check};
+use memloop::fact::{caution, check, one_line};
 use memloop::ground::{Grounded, Grounds};
 use memloop::transcript;
 
@@ -411,8 +411,10 @@ fn report(kind: &Kind, items: &[Item], limit: usize, show_held: bool) {
     let mut by_reason: BTreeMap<String, usize> = BTreeMap::new();
     let mut failures = Vec::new();
     for item in items {
-        let verdict = check(&item.text);
-        if verdict.is_ok() && caution(&item.text).is_some() {
+        // As the pipeline reads a candidate: a list over several lines joined into one.
+        let text = one_line(&item.text);
+        let verdict = check(&text);
+        if verdict.is_ok() && caution(&text).is_some() {
             for tally in [
                 &mut overall,
                 by_split.entry(&item.split).or_default(),
@@ -433,7 +435,7 @@ fn report(kind: &Kind, items: &[Item], limit: usize, show_held: bool) {
         }
         if wrong && (show_held || item.split != "held") {
             let why = verdict.err().map_or(String::new(), |r| format!(" [{r}]"));
-            failures.push(format!("{}: {}{why}", item.source, item.text));
+            failures.push(format!("{}: {}{why}", item.source, text));
         }
     }
     println!(

@@ -16,6 +16,83 @@ mod policy;
 
 pub use policy::{Caution, MAX_FACT_CHARS, Refusal, caution, check, reads, risky};
 
+/// A fact the model wrote over several lines, as one line: a list the person typed
+/// (`Weekly:` then `- [ ] water the plants` ...) or a small table, its markers and pipes
+/// dropped and its lines joined with `; ` (`Weekly: water the plants; ...`), so it can be
+/// one bullet and be read by the policy like any other fact.
+///
+/// Only lists, tables and lines of prose are joined. A text with a heading (a forged
+/// `## [10:03] User` among them), a fence, a quote or HTML comes back as it is, and
+/// [`check`] refuses it for its line breaks, as it refuses any text it is given whole.
+#[must_use]
+pub fn one_line(text: &str) -> std::borrow::Cow<'_, str> {
+    let breaks = |c: char| matches!(c, '\n' | '\r' | '\u{2028}' | '\u{2029}');
+    if !text.contains(breaks) {
+        return text.into();
+    }
+    let lines: Vec<&str> = text
+        .split(breaks)
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .collect();
+    let markup =
+        |l: &str| l.starts_with(['#', '>', '<']) || l.starts_with("```") || l.starts_with("~~~");
+    if lines.iter().any(|l| markup(l)) {
+        return text.into();
+    }
+    let mut joined = String::with_capacity(text.len());
+    for line in lines {
+        let Some(line) = list_item(line) else {
+            continue;
+        };
+        if !joined.is_empty() {
+            joined.push_str(if joined.ends_with([':', '.', ';', '!', '?']) {
+                " "
+            } else {
+                "; "
+            });
+        }
+        joined.push_str(&line);
+    }
+    joined.into()
+}
+
+/// One line of a list or table with its marker or pipes dropped; `None` for a table's
+/// separator row (`|---|:--|`).
+fn list_item(line: &str) -> Option<std::borrow::Cow<'_, str>> {
+    if let Some(row) = line.strip_prefix('|') {
+        let row = row.strip_suffix('|').unwrap_or(row);
+        let cells: Vec<&str> = row.split('|').map(str::trim).collect();
+        if cells
+            .iter()
+            .all(|c| !c.is_empty() && c.chars().all(|ch| matches!(ch, '-' | ':')))
+        {
+            return None;
+        }
+        return Some(cells.join(", ").into());
+    }
+    let rest = line
+        .strip_prefix(['-', '*', '+', '•'])
+        .filter(|r| r.starts_with(' '))
+        .map(str::trim_start)
+        .map(|r| {
+            ["[ ]", "[x]", "[X]"]
+                .iter()
+                .find_map(|b| r.strip_prefix(b))
+                .map_or(r, str::trim_start)
+        });
+    let numbered = || {
+        let digits = line.len() - line.trim_start_matches(|c: char| c.is_ascii_digit()).len();
+        (1..=3)
+            .contains(&digits)
+            .then(|| line[digits..].strip_prefix(['.', ')']))
+            .flatten()
+            .filter(|r| r.starts_with(' '))
+            .map(str::trim_start)
+    };
+    Some(rest.or_else(numbered).unwrap_or(line).into())
+}
+
 /// The text as a reader sees it: format characters and other invisible marks gone, NFKC
 /// (full-width and mathematical letters become plain ones), look-alike letters folded to
 /// the ASCII letters they imitate, then lowercase.

@@ -60,8 +60,8 @@ pub struct Prechecked {
     /// The candidate's text and quote as the model sent them, so a precheck is only ever
     /// read for the candidate it was worked out for.
     of: (String, Option<String>),
-    /// The text with secrets redacted: the policy sees it as the model sent it, a line
-    /// break is itself a refusal.
+    /// The text with secrets redacted and a list or table the model sent over several lines
+    /// joined into one ([`fact::one_line`]); any other line break is itself a refusal.
     text: String,
     /// What the quote showed; `None`: there were no grounds to check it against.
     checked: Option<Result<ground::Grounded, ground::Ungrounded>>,
@@ -75,7 +75,7 @@ pub struct Prechecked {
 /// Works out a candidate's checks against `grounds` (see [`Prechecked`]).
 #[must_use]
 pub fn precheck(c: &Candidate, grounds: Option<&Grounds>) -> Prechecked {
-    let text = redact::redact(c.text.trim()).into_owned();
+    let text = fact::one_line(&redact::redact(c.text.trim())).into_owned();
     Prechecked {
         of: (c.text.clone(), c.evidence.clone()),
         checked: grounds.map(|g| g.check(&text, c.evidence.as_deref())),
@@ -720,10 +720,11 @@ fn grounding(
     }
 }
 
-/// Words the user typed, as a fact keeps them: secrets redacted, one clean line.
+/// Words the user typed, as a fact keeps them: secrets redacted, a list joined, one clean
+/// line.
 #[must_use]
 pub fn users_words(text: &str) -> String {
-    render::clean(&redact::redact(text.trim()))
+    render::clean(&fact::one_line(&redact::redact(text.trim())))
 }
 
 /// Decides and applies one candidate; `judged` is what the model said when asked apart

@@ -724,3 +724,26 @@ fn show_archived_lists_archived_and_forgotten_facts_with_why() {
     assert!(out.starts_with(&env.memory()), "the file first, as it is");
     insta::assert_snapshot!("show_archived", stable(&env, &out[env.memory().len()..]));
 }
+
+#[test]
+fn remember_writes_a_list_typed_over_several_lines_as_one_bullet() {
+    let (env, _mock) = extracted();
+
+    let (out, _) = run(
+        &env,
+        &[
+            "memory",
+            "remember",
+            "Has at home:\n- a 3D printer\n- two cats",
+        ],
+        0,
+    );
+
+    let joined = "Has at home: a 3D printer; two cats";
+    assert!(out.starts_with(&format!("remembered: {joined}")), "{out}");
+    assert!(
+        bullets(&env.memory()).contains(&joined.to_owned()),
+        "{}",
+        env.memory()
+    );
+}

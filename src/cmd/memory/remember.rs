@@ -23,7 +23,7 @@ use crate::write::Target;
 /// `memory remember` options.
 #[derive(Debug, Args)]
 pub struct RememberArgs {
-    /// The fact, in your words
+    /// The fact, in your words (a list over several lines is joined into one)
     pub text: String,
     /// One of the prompt's categories [default: the first; with --vault, Project Context]
     #[arg(long, value_name = "NAME")]
