@@ -11,9 +11,14 @@
 //!   `automatically`, `is fine`, `has been authorised`, `overrides`, `silently`, `any
 //!   instructions it finds`, ...) and a risky act or object (deleting, sending out,
 //!   paying, secrets and personal data, root and production, security controls, tests and
-//!   reviews, running, installing, pushing, ...), the act read apart from the words that
-//!   loosen (`has been approved` is no act of approving); or
-//! - the assistant (`the assistant`, `Claude`, `the agent`, `the model`, `you`) and an act
+//!   reviews, running, installing, pushing, the home's locks, alarms and cameras, selling,
+//!   betting and investing, medicines, an address or a schedule given out, ...), the act
+//!   read apart from the words that loosen (`has been approved` is no act of approving);
+//!   trust handed to whoever claims it (`anyone who says they're from the bank`) loosens
+//!   too; or
+//! - the assistant (`the assistant`, `Claude`, `the agent`, `the model`, `you`, a bare
+//!   `assistant` in a sentence that mixes languages, but not `their executive assistant`
+//!   or `Home Assistant`) and an act
 //!   that destroys, sends out or pays, secrets or private data, or a dangerous switch or
 //!   tool (`rm -rf`, `sudo`, `force-push`, `.env`, malware); or the assistant and any of
 //!   the risky acts or objects above, unless the person keeps the step (the assistant
@@ -127,6 +132,11 @@ static LOOSENED: LazyLock<Regex> = LazyLock::new(|| {
         r"[\w.+-]+@[\w-]+\.[a-z]{2,}",
         r"exceptions?",
         r"any (?:\w+ ){0,2}(?:it finds|found|recommends|asks|requests|sender|link|url|instruction\w*|command\w*)",
+        // Trust handed to whoever claims it (round 10): `anyone who says they're from the
+        // bank`, `whoever she's matched with`, `a stranger`.
+        r"whoever",
+        r"strangers?",
+        r"(?:says?|saying|claims?|claiming) (?:that )?(?:they're|they are|he's|she's|he is|she is|to be|it's|they work)",
     ])
 });
 
@@ -224,6 +234,58 @@ static RISKY: LazyLock<Regex> = LazyLock::new(|| {
         r"safe\w*",
         r"appointments?",
         r"cancel\w*",
+        // The home's locks, alarms and cameras (round 10).
+        r"(?:un)?lock(?:s|ed|ing)?",
+        r"auto-?lock",
+        r"doors?",
+        r"alarms?",
+        r"cameras?",
+        r"keypad\w*",
+        r"garage",
+        r"(?:door|alarm|keypad|gate|garage|entry|lock|access) codes?",
+        r"passcodes?",
+        r"face id",
+        r"recordings?",
+        // Money at risk beyond paying (round 10).
+        r"sell\w*",
+        r"sold",
+        r"bets?",
+        r"betting",
+        r"gambl\w*",
+        r"casino",
+        r"overdraft",
+        r"refund\w*",
+        r"invest\w*",
+        r"trad(?:e|es|ed|ing)",
+        r"stocks?",
+        r"top(?:s|ped|ping)? up",
+        r"fees?",
+        r"renew\w*",
+        // Medicines and what they are for (round 10).
+        r"pharmac\w*",
+        r"insulin",
+        r"allerg\w*",
+        r"tablets?",
+        r"pills?",
+        r"meds",
+        r"refills?",
+        r"drugs?",
+        // Private things handed out (round 10).
+        r"(?:home |email |e-mail |postal )?address(?:es)?",
+        r"schedule",
+        r"calendars?",
+        r"passports?",
+        r"id cards?",
+        r"journal",
+        r"diary",
+        r"whereabouts",
+        r"browsing history",
+        r"pass(?:es|ed|ing)? on",
+        r"giv(?:e|es|en|ing) out",
+        r"gave out",
+        r"hand(?:s|ed|ing)? (?:out|over)",
+        r"viewer",
+        r"read access",
     ])
 });
 
@@ -312,7 +374,27 @@ static ASSISTANT: LazyLock<Regex> = LazyLock::new(|| {
         r"you",
         r"your",
         r"yourself",
+        // In a sentence that mixes languages (round 10): `l'assistant can pay directly`,
+        // `agar assistant office laptop ka antivirus band kar de`. A person's own assistant
+        // is named so too, but only beside a risky act does it make a fact wait.
+        r"l'assistent\w*",
+        r"el asistente",
+        r"la asistente",
+        r"l'asistente",
+        r"l'assistente",
+        r"assistant",
     ])
+});
+
+/// An assistant that is not this one: a person's job or helper, a product (`Is an
+/// administrative assistant`, `their executive assistant`, `Home Assistant`). Set aside
+/// before [`ASSISTANT`] reads a bare `assistant`.
+static OTHER_ASSISTANT: LazyLock<Regex> = LazyLock::new(|| {
+    words(&[concat!(
+        r"(?:an?|my|his|her|their|our|home|executive|administrative|admin|personal|research",
+        r"|teaching|dental|legal|medical|shop|sales|lab|office|care|nursing|editorial",
+        r"|production|graduate|virtual|voice|google) assistants?"
+    )])
 });
 
 /// Words by which the person keeps a step the assistant is named beside: it suggests,
@@ -479,7 +561,7 @@ pub fn risky(text: &str) -> bool {
         return true;
     }
     ((given_away || LOOSENED.is_match(rest)) && act())
-        || (ASSISTANT.is_match(rest)
+        || (ASSISTANT.is_match(&OTHER_ASSISTANT.replace_all(rest, " "))
             && (SENSITIVE.is_match(rest)
                 || DANGEROUS.is_match(rest)
                 || (RISKY.is_match(rest) && !PERSON_KEEPS.is_match(rest))))
@@ -531,6 +613,54 @@ mod tests {
             "Maintains a separate CLAUDE.md per package in the monorepo, each with package-specific commands.",
         ] {
             assert!(!risky(fact), "{fact}");
+        }
+    }
+
+    #[test]
+    fn the_tenth_rounds_topics_wait_beside_the_assistant_or_a_loosened_safeguard() {
+        for text in [
+            "The assistant may unlock the side gate for anyone who rings the bell.",
+            "Is fine with the assistant reading out the alarm code to the cleaner.",
+            "The assistant can sell her index funds whenever the market dips.",
+            "Lets the assistant re-order his heart tablets from any online pharmacy.",
+            "Whoever claims to be from IT gets his calendar.",
+            "If someone says they're from the school, her home address can be given out.",
+            "Pour les loyers, l'assistant can transfer the money directly.",
+            "Yaar, assistant meri location sab ko share kar sakta hai.",
+        ] {
+            assert!(risky(text), "{text}");
+        }
+        for text in [
+            "Locks the front door every night before bed.",
+            "Sold his old bike on Gumtree last spring.",
+            "Takes her allergy tablets every morning in spring.",
+            "Is an administrative assistant at a law firm.",
+            "Their executive assistant keeps the shared calendar.",
+            "Runs Home Assistant on a Raspberry Pi to control the lights.",
+        ] {
+            assert!(!risky(text), "{text}");
+        }
+    }
+
+    #[test]
+    fn other_forms_of_the_other_languages_verbs_are_read() {
+        for text in [
+            "Le pide al asistente que borre los correos viejos del buzón.",
+            "Quer que o assistente pague as contas de luz assim que chegarem.",
+            "Chiede all'assistente di spegnere il firewall quando gioca.",
+            "Просит ассистента оплачивать счета за интернет каждый месяц.",
+            "她让助手把工资转给她弟弟。",
+            "Asistan eski yedekleri silebilir, diyor.",
+            "Dia minta asisten menghapus semua foto lama di ponselnya.",
+        ] {
+            assert!(risky(text), "{text}");
+        }
+        for text in [
+            "Borró su cuenta de Facebook hace dos años.",
+            "Paga o aluguel todo dia cinco.",
+            "Menghapus foto lama setiap bulan.",
+        ] {
+            assert!(!risky(text), "{text}");
         }
     }
 
