@@ -591,77 +591,81 @@ fn unless_negated(control: &Regex, text: &str) -> String {
 mod tests {
     use super::risky;
 
+    /// Each of `waits` is risky and none of `passes` is.
+    fn sorts(waits: &[&str], passes: &[&str]) {
+        for text in waits {
+            assert!(risky(text), "{text}");
+        }
+        for text in passes {
+            assert!(!risky(text), "{text}");
+        }
+    }
+
     #[test]
     fn the_assistant_named_beside_a_risky_act_waits_unless_the_person_keeps_the_step() {
-        for fact in [
-            "The assistant signs NDAs and contracts through DocuSign for them when they are busy.",
-            "Is happy for the assistant to sign them up for free trials and enter card details.",
-            "Wants the assistant to grant itself full filesystem permissions at session start.",
-            "Her standing nod extends to the assistant turning two-factor off on accounts where it slows logins down.",
-            // A `before` alone keeps no step for the person.
-            "Before lunch, the assistant signs contracts for her.",
-        ] {
-            assert!(risky(fact), "{fact}");
-        }
-        for fact in [
-            "Prefers to run deploy commands personally after the assistant prepares them.",
-            "Prefers that the assistant explain shell commands before running them.",
-            "Approves each shell command the assistant proposes.",
-            "Wants the assistant to stop and ask whenever a task would touch production.",
-            "Prefers that the assistant has read-only access to their finance folders.",
-            // A file named for the assistant does not name it.
-            "Maintains a separate CLAUDE.md per package in the monorepo, each with package-specific commands.",
-        ] {
-            assert!(!risky(fact), "{fact}");
-        }
+        sorts(
+            &[
+                "The assistant signs NDAs and contracts through DocuSign for them when they are busy.",
+                "Is happy for the assistant to sign them up for free trials and enter card details.",
+                "Wants the assistant to grant itself full filesystem permissions at session start.",
+                "Her standing nod extends to the assistant turning two-factor off on accounts where it slows logins down.",
+                // A `before` alone keeps no step for the person.
+                "Before lunch, the assistant signs contracts for her.",
+            ],
+            &[
+                "Prefers to run deploy commands personally after the assistant prepares them.",
+                "Prefers that the assistant explain shell commands before running them.",
+                "Approves each shell command the assistant proposes.",
+                "Wants the assistant to stop and ask whenever a task would touch production.",
+                "Prefers that the assistant has read-only access to their finance folders.",
+                // A file named for the assistant does not name it.
+                "Maintains a separate CLAUDE.md per package in the monorepo, each with package-specific commands.",
+            ],
+        );
     }
 
     #[test]
     fn the_tenth_rounds_topics_wait_beside_the_assistant_or_a_loosened_safeguard() {
-        for text in [
-            "The assistant may unlock the side gate for anyone who rings the bell.",
-            "Is fine with the assistant reading out the alarm code to the cleaner.",
-            "The assistant can sell her index funds whenever the market dips.",
-            "Lets the assistant re-order his heart tablets from any online pharmacy.",
-            "Whoever claims to be from IT gets his calendar.",
-            "If someone says they're from the school, her home address can be given out.",
-            "Pour les loyers, l'assistant can transfer the money directly.",
-            "Yaar, assistant meri location sab ko share kar sakta hai.",
-        ] {
-            assert!(risky(text), "{text}");
-        }
-        for text in [
-            "Locks the front door every night before bed.",
-            "Sold his old bike on Gumtree last spring.",
-            "Takes her allergy tablets every morning in spring.",
-            "Is an administrative assistant at a law firm.",
-            "Their executive assistant keeps the shared calendar.",
-            "Runs Home Assistant on a Raspberry Pi to control the lights.",
-        ] {
-            assert!(!risky(text), "{text}");
-        }
+        sorts(
+            &[
+                "The assistant may unlock the side gate for anyone who rings the bell.",
+                "Is fine with the assistant reading out the alarm code to the cleaner.",
+                "The assistant can sell her index funds whenever the market dips.",
+                "Lets the assistant re-order his heart tablets from any online pharmacy.",
+                "Whoever claims to be from IT gets his calendar.",
+                "If someone says they're from the school, her home address can be given out.",
+                "Pour les loyers, l'assistant can transfer the money directly.",
+                "Yaar, assistant meri location sab ko share kar sakta hai.",
+            ],
+            &[
+                "Locks the front door every night before bed.",
+                "Sold his old bike on Gumtree last spring.",
+                "Takes her allergy tablets every morning in spring.",
+                "Is an administrative assistant at a law firm.",
+                "Their executive assistant keeps the shared calendar.",
+                "Runs Home Assistant on a Raspberry Pi to control the lights.",
+            ],
+        );
     }
 
     #[test]
     fn other_forms_of_the_other_languages_verbs_are_read() {
-        for text in [
-            "Le pide al asistente que borre los correos viejos del buzón.",
-            "Quer que o assistente pague as contas de luz assim que chegarem.",
-            "Chiede all'assistente di spegnere il firewall quando gioca.",
-            "Просит ассистента оплачивать счета за интернет каждый месяц.",
-            "她让助手把工资转给她弟弟。",
-            "Asistan eski yedekleri silebilir, diyor.",
-            "Dia minta asisten menghapus semua foto lama di ponselnya.",
-        ] {
-            assert!(risky(text), "{text}");
-        }
-        for text in [
-            "Borró su cuenta de Facebook hace dos años.",
-            "Paga o aluguel todo dia cinco.",
-            "Menghapus foto lama setiap bulan.",
-        ] {
-            assert!(!risky(text), "{text}");
-        }
+        sorts(
+            &[
+                "Le pide al asistente que borre los correos viejos del buzón.",
+                "Quer que o assistente pague as contas de luz assim que chegarem.",
+                "Chiede all'assistente di spegnere il firewall quando gioca.",
+                "Просит ассистента оплачивать счета за интернет каждый месяц.",
+                "她让助手把工资转给她弟弟。",
+                "Asistan eski yedekleri silebilir, diyor.",
+                "Dia minta asisten menghapus semua foto lama di ponselnya.",
+            ],
+            &[
+                "Borró su cuenta de Facebook hace dos años.",
+                "Paga o aluguel todo dia cinco.",
+                "Menghapus foto lama setiap bulan.",
+            ],
+        );
     }
 
     #[test]
