@@ -778,6 +778,31 @@ pub(super) fn passphrase_value(text: &str, mut value: Range<usize>) -> Option<Ra
     (!rejected).then_some(value)
 }
 
+/// Words joined by hyphens the way a passphrase is (`correct-horse-battery-staple`,
+/// `Blue-Otter-Lamp-88`): three parts or more, each three letters or more (the last may be
+/// digits). `state-of-the-art` and `read-only` are not.
+fn is_passphrase(s: &str) -> bool {
+    let parts: Vec<&str> = s.split('-').collect();
+    let (last, words) = parts.split_last().unwrap_or((&"", &[]));
+    let word = |p: &&str| p.len() >= 3 && p.bytes().all(|b| b.is_ascii_alphabetic());
+    parts.len() >= 3
+        && words.iter().all(word)
+        && (word(last) || (!last.is_empty() && last.bytes().all(|b| b.is_ascii_digit())))
+}
+
+/// The value right after the word that names it (`the password hunter2`, `my bank
+/// password Tulip1987`, `the passphrase purple-monkey-dishwasher`): read as
+/// [`prose_value`] reads one, and not a cipher's or a hash's name (`SHA-256`, `AES128`).
+pub(super) fn named_value(text: &str, value: Range<usize>) -> Option<Range<usize>> {
+    let value = prose_value(text, value)?;
+    let s = &text[value.clone()];
+    let letters = s.bytes().take_while(u8::is_ascii_uppercase).count();
+    let rest = s[letters..].trim_start_matches('-');
+    let algorithm =
+        (2..=5).contains(&letters) && !rest.is_empty() && rest.bytes().all(|b| b.is_ascii_digit());
+    (!algorithm).then_some(value)
+}
+
 /// A value named in a sentence: quoted, anything; bare, not a word of prose.
 pub(super) fn prose_value(text: &str, mut value: Range<usize>) -> Option<Range<usize>> {
     let quoted = text[..value.start].ends_with(['"', '\'', '`']);
@@ -790,7 +815,8 @@ pub(super) fn prose_value(text: &str, mut value: Range<usize>) -> Option<Range<u
     let plain_word = s
         .bytes()
         .all(|b| b.is_ascii_alphabetic() || b == b'-' || b == b'\'')
-        && !random_letters(s);
+        && !random_letters(s)
+        && !is_passphrase(s);
     let rejected = s.chars().count() < 6
         || plain_word
         || s.bytes().all(|b| b.is_ascii_digit())

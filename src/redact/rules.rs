@@ -57,11 +57,11 @@ use super::check::{
     LOGIN_CALLS, answer_value, bare_bearer, delimited_password, encoded_json_token,
     generated_flag_value, generated_password, generated_token, generated_word_in, high_entropy,
     in_secret_array, in_secret_block, keep, keyed_token, login_call_argument, made_up_words,
-    mixed_case_with_digits, not_documentation_example, passphrase_value, password_flag,
-    password_value, pin_digits, prefixed_random_token, prose_value, random_looking, random_token,
-    recovery_codes, secret_table_cell, short_password_value, sk_key, slack_token, spaced_password,
-    sql_or_flag_password, token_flag, token_value, typed_value, typed_word, url_password,
-    url_signature,
+    mixed_case_with_digits, named_value, not_documentation_example, passphrase_value,
+    password_flag, password_value, pin_digits, prefixed_random_token, prose_value, random_looking,
+    random_token, recovery_codes, secret_table_cell, short_password_value, sk_key, slack_token,
+    spaced_password, sql_or_flag_password, token_flag, token_value, typed_value, typed_word,
+    url_password, url_signature,
 };
 use super::compile;
 use super::services;
@@ -1220,7 +1220,7 @@ pub(super) const SPECS: &[Spec] = &[
         // 2FA setup key in groups of four, and a password named in another language
         // ("le mot de passe est …", `Passwort: …`, "la contraseña es …", "パスワードは …").
         pattern: Pattern::Regex(concat!(
-            r"(?-u:\b)(?:[Uu]se|USE)[ \t]+(?:",
+            r"(?-u:\b)(?:[Uu]s(?:e|es|ed|ing)|USE)[ \t]+(?:",
             quoted_value!(),
             r#"|([^\s"'`]+)) as (?:(?:the|my|your|a|our|its|his|her|their)[ \t]+)?(?:[A-Za-z-]+[ \t]+)?(?:password|passphrase|passcode|pin|PIN)(?-u:\b)"#,
             r"|(?m:^)[ \t]*(?:[-*+][ \t]+)?(?:[^\r\n:]{1,40}:[ \t]*)?(?:[A-Za-z0-9._%+-]+@[A-Za-z0-9.-]+\.[A-Za-z]{2,}(?:[ \t]*[/|]|[ \t]+:)|[A-Za-z0-9._%+-]+ : )[ \t]*(?:",
@@ -1431,6 +1431,29 @@ pub(super) const SPECS: &[Spec] = &[
             r"(?:(?-u:\b)(?:mot[ \t]de[ \t]passe|Mot[ \t]de[ \t]passe|MOT[ \t]DE[ \t]PASSE|adgangskode(?:n|r|rne)?|Adgangskode(?:n|r|rne)?|ADGANGSKODE(?:N|R|RNE)?|credentials|Credentials|CREDENTIALS|contrasena|Contrasena|CONTRASENA|wachtwoord|Wachtwoord|WACHTWOORD|kata[ \t]sandi|Kata[ \t]sandi|KATA[ \t]SANDI|credential|Credential|CREDENTIAL|passwords|Passwords|PASSWORDS|password|Password|PASSWORD|passwort|Passwort|PASSWORT|passcode|Passcode|PASSCODE|kennwort|Kennwort|KENNWORT|salasana|Salasana|SALASANA|mat[ \t]khau|Mat[ \t]khau|MAT[ \t]KHAU|log[ \t]into|Log[ \t]into|LOG[ \t]INTO|login[ \t]to|Login[ \t]to|LOGIN[ \t]TO|passord(?:et|ene)?|Passord(?:et|ene)?|PASSORD(?:ET|ENE)?|contrasenya|Contrasenya|CONTRASENYA|kata[ \t]laluan|Kata[ \t]laluan|KATA[ \t]LALUAN|nenosiri|Nenosiri|NENOSIRI|pasword|Pasword|passowrd|Passowrd|signing[ \t]in(?:to)?|Signing[ \t]in(?:to)?|logging[ \t]in(?:to)?|Logging[ \t]in(?:to)?|sign[ \t]in|Sign[ \t]in|SIGN[ \t]IN|passwd|Passwd|PASSWD|parola|Parola|PAROLA|jelszo|Jelszo|JELSZO|logins|Logins|LOGINS|log[ \t]in|Log[ \t]in|LOG[ \t]IN|signin|Signin|SIGNIN|clave|Clave|CLAVE|senha|Senha|SENHA|haslo|Haslo|HASLO|hasla|Hasla|HASLA|sifre|Sifre|SIFRE|heslo|Heslo|HESLO|login|Login|LOGIN|creds|Creds|CREDS|wi-fi|Wi-fi|WI-FI|pass|Pass|PASS|wifi|Wifi|WIFI|pwd|Pwd|PWD|mdp|Mdp|MDP|pin|Pin|PIN|secret|Secret|SECRET|api[ \t]key|API[ \t]key|API[ \t]KEY|apikey|apiKey|APIKEY|typing|Typing|typed|Typed|(?:[Aa]ccess|ACCESS|[Rr]efresh|REFRESH|[Aa]pi|API|[Aa]uth|AUTH|[Bb]earer|[Ss]ession|[Bb]ot|[Tt]unnel|[Jj]oin|[Nn]ode|[Dd]ev|[Pp]ersonal|[Ss]ecret|[Ss]ervice|[Dd]eploy|[Rr]egistration|[Ee]nrollment|[Mm]y|[Tt]he|[Nn]ew)[ \t](?:tokens?|Tokens?|TOKENS?)|(?:[Aa]ccess|[Aa]pi|API|[Aa]uth|[Dd]ev|[Ee]ncryption|[Ee]nrollment|[Jj]oin|[Ll]icen[cs]e|[Mm]aster|[Nn]ode|[Pp]rivate|[Pp]roduct|[Rr]ecovery|[Rr]egistration|[Ss]ecret|[Ss]ession|[Ss]igning|[Tt]unnel|[Uu]nseal)[ \t](?:[Kk]eys?|KEYS?)|[Uu]nseal|UNSEAL|[Rr]otated|[Rr]otating|[Rr]otate|(?i:encrypt|password|protect|locked)[^\r\n]{0,80}?(?:opens|unlocks|open[ \t]it|decrypts?(?:[ \t]it)?)[ \t]with)(?-u:\b)|(?:contraseña|Contraseña|hasło|Hasło|пароль|Пароль|пароля|Пароля|паролем|Паролем|lösenord|Lösenord|lösenordet|Lösenordet|şifre|Şifre|şifrem|Şifrem|şifreniz|Şifreniz|jelszó|Jelszó|jelszav|Jelszav|κωδικ|Κωδικ|ΚΩΔΙΚ|συνθηματικ|Συνθηματικ|mật[ \t]khẩu|Mật[ \t]khẩu|密码|密碼|비밀번호|パスワード|סיסמ|رمز[ \t]عبور|รหัสผ่าน|[Ll]ykilor|[Ll]ozink|LOZINK|[Gg]esl[oa]|[Ss]lapta(?:ž|z)od|[Pp]arol|PAROL|[Pp]arool|[Ww]agwoord|[Cc]yfrinair|[Pp]asfhocal|[Ff]jal(?:ë|e)kalim|[Pp]asahitz|(?:ş|Ş|s|S)ifrə|[Ii]phasiwedi|[Kk]almar[ \t]sirri|[Пп]арол|ПАРОЛ|[Лл]озинк|ЛОЗИНК|құпия[ \t]сөз|[Нн]ууц[ \t]үг|كلمة[ \t](?:السر|المرور|سر)|الرقم[ \t]السري|پاس[ \t]?ورڈ|پاسورډ|पासवर्ड|পাসও|கடவுச்சொல்|పాస్|ಪಾಸ್|പാസ്|પાસવર્ડ|ਪਾਸਵਰਡ|මුරපද|პაროლ|գաղտնաբառ|የይለፍ[ \t]ቃል|ពាក្យសម្ងាត់|ລະຫັດຜ່ານ|စကားဝှက်))",
         ),
         accept: generated_word_in,
+    },
+    Spec {
+        kind: "password",
+        keywords: &["pass", "wifi", "wi-fi", "wpa", "network key"],
+        // The value right after the word that names it, with no `is` or `:` between (the word
+        // not part of a path or a slug, `/reset-password "…"`): "change my password hunter2", "the shared root password Sunshine1", "the passphrase
+        // purple-monkey-dishwasher", "the wifi key Blue-Otter-Lamp-88".
+        pattern: Pattern::Regex(concat!(
+            r"(?:(?m:^)|[^A-Za-z0-9_/.\-])(?:[Pp]ass(?:word|phrase|wd)|PASS(?:WORD|PHRASE|WD)|(?:[Ww]i-?[Ff]i|WIFI|WPA|[Nn]etwork)[ \t]+(?:[Kk]ey|KEY))[ \t]+(?:from[ \t]+)?(?:",
+            quoted_value!(),
+            r#"|([^\s"'`]+))"#
+        )),
+        accept: named_value,
+    },
+    Spec {
+        kind: "pin",
+        keywords: &["pin", "puk", "passcode", " code"],
+        // A PIN, a passcode or the code of an alarm, a door, a gate, a safe or a lock, its
+        // digits right after its name: "I prefer the PIN 4921", "the door code 58213".
+        pattern: Pattern::Regex(
+            r#"(?-u:\b)(?:PIN|[Pp]in|PUK2?|[Pp]asscode|PASSCODE|(?:[Aa]larm|[Dd]oor|[Gg]ate|[Gg]arage|[Ss]afe|[Ll]ock|[Kk]eypad|[Ee]ntry)[ \t]+code)(?:[ -]?(?:[Cc]ode|[Nn]umber))?[ \t]+["'`]?([0-9]{4,8})(?-u:\b)"#,
+        ),
+        accept: pin_digits,
     },
     Spec {
         kind: "password",

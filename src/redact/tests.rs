@@ -2600,3 +2600,64 @@ fn a_wide_space_between_a_key_and_its_value_is_read_as_a_space() {
         }
     }
 }
+
+/// A secret named right before it, with no `is` or `:` between, in the sentences a person
+/// types (found by an adversarial pass from the binary: each was written to memory.md by
+/// the builtin extractor), and the ordinary sentences of the same shape left alone.
+#[test]
+fn a_secret_right_after_the_word_that_names_it_is_redacted() {
+    for (text, secret) in [
+        (
+            "My goal is to change my password hunter2 to something longer.",
+            "hunter2",
+        ),
+        (
+            "My goal is to change my password from hunter2 to something longer.",
+            "hunter2",
+        ),
+        (
+            "My goal is to retire the shared root password Sunshine1 by June.",
+            "Sunshine1",
+        ),
+        (
+            "I prefer my bank password Tulip1987 over a passkey.",
+            "Tulip1987",
+        ),
+        (
+            "I use the passphrase purple-monkey-dishwasher for my laptop.",
+            "purple-monkey-dishwasher",
+        ),
+        (
+            "We keep the wifi key Blue-Otter-Lamp-88 on the fridge.",
+            "Blue-Otter-Lamp-88",
+        ),
+        (
+            "My goal is to stop using correct-horse-battery-staple as my password.",
+            "correct-horse-battery-staple",
+        ),
+        (
+            "The password is correct-horse-battery-staple now.",
+            "correct-horse-battery-staple",
+        ),
+        ("I prefer the PIN 4921 over a longer code.", "4921"),
+        ("I set the passcode 2468 on the tablet.", "2468"),
+        ("The door code 58213 opens the side entrance.", "58213"),
+        ("We changed the alarm code 4923 last week.", "4923"),
+        ("I use PIN code 4922 for the card.", "4922"),
+    ] {
+        let out = redact(text);
+        assert!(!out.contains(secret), "{text:?} -> {out:?}");
+    }
+    for text in [
+        "My goal is to use a password manager for everything.",
+        "I want the password reset flow to send one email.",
+        "We store the password SHA-256 hashed and salted.",
+        "Passwords should be state-of-the-art, read-only for the app.",
+        "The GPIO pin 13 drives the LED.",
+        "We pin 2024.1 of numpy in the lock file.",
+        "The password field is hidden on mobile.",
+        "I use the passphrase approach for my keys.",
+    ] {
+        assert_eq!(redact(text), text, "{text:?}");
+    }
+}

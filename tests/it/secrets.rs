@@ -483,6 +483,60 @@ fn the_builtin_extractor_writes_no_secret() {
     }
 }
 
+/// Secrets typed in plain sentences, named right before them with no `is` or `:`, that the
+/// builtin extractor turns into facts (an adversarial pass from the binary found each in
+/// memory.md or the vault's `CLAUDE.md`): none reaches a file or the ledger, and the facts
+/// around them are still written.
+#[test]
+fn a_secret_named_right_before_it_reaches_no_file() {
+    const SECRETS: [&str; 6] = [
+        "hunter2",
+        "Sunshine1",
+        "purple-monkey-dishwasher",
+        "correct-horse-battery-staple",
+        "4921",
+        "58213",
+    ];
+    let env = TestEnv::new();
+    env.create_vault("gamma");
+    let said = [
+        "My goal is to change my password hunter2 to something longer.",
+        "We decided to use the shared root password Sunshine1 for the staging database.",
+        "I use the passphrase purple-monkey-dishwasher for my laptop, not a fingerprint.",
+        "My goal is to stop using correct-horse-battery-staple as my password.",
+        "I prefer the PIN 4921 over a longer code.",
+        "I prefer the door code 58213 over a key.",
+        "I'm a staff engineer at Acme.",
+    ];
+    env.add_transcript(
+        "gamma",
+        "2025-07-03-0900-said.md",
+        &crate::support::transcript("2025-07-03", "09:00", "Said", &said.join("\n\n")),
+    );
+
+    env.cmd()
+        .env("MEMLOOP_PROVIDER", "builtin")
+        .args(["extract", "--json"])
+        .assert()
+        .code(0);
+
+    let memory = env.memory();
+    assert!(memory.contains("staff engineer at Acme"), "{memory}");
+    let mut files = files_in(&env.state_dir());
+    files.push(env.claude_md("gamma"));
+    files.push(env.memory_path());
+    for file in files {
+        let bytes = fs::read(&file).unwrap_or_default();
+        for secret in SECRETS {
+            assert!(
+                !bytes.windows(secret.len()).any(|w| w == secret.as_bytes()),
+                "{secret} in {}",
+                file.display()
+            );
+        }
+    }
+}
+
 /// The evaluation set of `eval/secrets/` (its generator and templates).
 #[path = "../../eval/secrets/generate.rs"]
 mod generate;
@@ -926,6 +980,8 @@ fn redaction_changes_few_ordinary_texts() {
         changed += of_set;
     }
     // 34 after the seventh round of rules, which changed fewer than before it (a JSON key
-    // after `"max_tokens",` was read as a value, and addresses as passwords).
-    assert!(changed <= 34, "{changed} ordinary texts changed");
+    // after `"max_tokens",` was read as a value, and addresses as passwords); 35 since a
+    // value right after the word that names it is read (`the passphrase '…'` in a tuning
+    // injection, a passphrase indeed).
+    assert!(changed <= 35, "{changed} ordinary texts changed");
 }
