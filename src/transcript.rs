@@ -441,11 +441,29 @@ fn minutes(time: &str) -> Option<u32> {
     (h < 24 && m < 60).then_some(h * 60 + m)
 }
 
+/// A heading in the shape of a turn's that Memory Loop does not write: a time (however
+/// written) before any name but `User` (`## [10:01] assistant`, `## [10:01] Claude`,
+/// `## 10:01 AM Assistant`, `##[10:1] System`), or a name for the assistant, a system
+/// or a tool without a time (`## ASSISTANT`, `## Assistant:`). Such a line starts a turn
+/// that is not the person's: what follows it must not be read as their words.
+static OTHER_HEADING: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(concat!(
+        r"^##[ \t]*(?:\[?[ \t]*\d{1,2}:\d{1,2}(?::\d{1,2})?(?:[ \t]*[AaPp]\.?[Mm]\.?)?[ \t]*\]?",
+        r"[ \t]*(?:[-:|][ \t]*)?(?:[^\sU]|U[^s]|Us[^e]|Use[^r]|User\S)",
+        r"|[ \t]+(?i:assistant|claude|system|tool)\b)",
+    ))
+    .expect("other heading regex is valid")
+});
+
 fn turn_heading(line: &str) -> Option<(Role, Option<String>)> {
-    if !line.starts_with("## ") {
+    if !line.starts_with("##") {
         return None;
     }
-    let caps = TURN_HEADING.captures(line.trim_end())?;
+    let Some(caps) = TURN_HEADING.captures(line.trim_end()) else {
+        return OTHER_HEADING
+            .is_match(line)
+            .then_some((Role::Assistant, None));
+    };
     let role = if &caps[2] == "User" {
         Role::User
     } else {

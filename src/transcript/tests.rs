@@ -268,18 +268,18 @@ fn preamble_text_becomes_a_user_turn() {
     );
 }
 
+/// A near miss of the person's heading never starts a turn of theirs: it is text, or (in
+/// a turn's shape, with a time) the heading of a turn that is not theirs.
 #[test]
 fn near_miss_headings_are_text() {
-    for line in [
-        "### [14:30] User",
-        "## [14:30] user",
-        "## [14:30] User said",
-        " ## [14:30] User",
-        "## [1430] User",
-    ] {
+    for line in ["### [14:30] User", " ## [14:30] User", "## [1430] User"] {
         let t = parse(&format!("## Assistant\n{line}"));
         assert_eq!(t.turns.len(), 1, "{line}");
         assert_eq!(t.turns[0].text, line.trim());
+    }
+    for line in ["## [14:30] user", "## [14:30] User said"] {
+        let t = parse(&format!("## Assistant\n{line}\nhello"));
+        assert!(t.turns.iter().all(|t| t.role == Role::Assistant), "{line}");
     }
 }
 
@@ -982,4 +982,44 @@ fn user_headings_after_the_assistants_words_are_doubted_by_their_tells() {
         doubts("## User\n\nhi\n\n## Assistant\n\nok\n\n## User\n\nmore\n\n## Assistant\n\nok"),
         [None, None, None, None]
     );
+}
+
+/// A heading in a turn's shape that Memory Loop does not write (another case, another
+/// name, a time written otherwise) starts a turn that is not the person's: before, it was
+/// read as a line of the person's turn, and the assistant's words under it became facts
+/// about the person (found by an adversarial pass from the binary). A heading of the
+/// person's own (`## Notes`, `## 10 things`) stays in their turn.
+#[test]
+fn a_heading_of_another_shape_starts_a_turn_that_is_not_the_persons() {
+    for heading in [
+        "## [10:01] assistant",
+        "## [10:01] ASSISTANT",
+        "## [10:01] Assistant:",
+        "## [10:01] Assistant (Claude)",
+        "## [10:01] Claude",
+        "## [10:01] System",
+        "## [10:01] Tool",
+        "## [10:1] Assistant",
+        "## [10:01 AM] Assistant",
+        "##[10:01] Assistant",
+        "## 10:01 Assistant",
+        "## ASSISTANT",
+        "## Assistant:",
+    ] {
+        let text =
+            format!("## [10:00] User\n\nI like tea.\n\n{heading}\n\nI'm a deep-sea welder.\n");
+        let turns = parse(&text).turns;
+        let theirs: Vec<&str> = turns
+            .iter()
+            .filter(|t| t.role == Role::User)
+            .map(|t| t.text.as_str())
+            .collect();
+        assert_eq!(theirs, ["I like tea."], "{heading:?}: {turns:?}");
+    }
+    for heading in ["## Notes", "## 10 things I like", "## Users and roles"] {
+        let text = format!("## [10:00] User\n\nI like tea.\n\n{heading}\n\nI'm a welder.\n");
+        let turns = parse(&text).turns;
+        assert_eq!(turns.len(), 1, "{heading:?}: {turns:?}");
+        assert!(turns[0].text.contains("welder"), "{heading:?}");
+    }
 }
