@@ -735,10 +735,43 @@ pub fn own_passages(text: &str) -> Vec<String> {
     out
 }
 
-/// Each line of a turn, with whether the person wrote it (not in a code block, blockquote
-/// or indented block).
+/// The HTML elements that hold pasted or quoted text (`<blockquote>`, `<pre>`,
+/// `<details>`, ...): a line opening one, with at most three spaces before it, starts a
+/// block that runs to the line that closes it.
+const PASTED_HTML: [&str; 8] = [
+    "blockquote",
+    "pre",
+    "details",
+    "code",
+    "q",
+    "script",
+    "style",
+    "textarea",
+];
+
+/// The pasted HTML element `line` opens, if it opens one.
+fn opens_pasted_html(line: &str) -> Option<&'static str> {
+    let indent = line.len() - line.trim_start_matches(' ').len();
+    let tag = line
+        .trim_start()
+        .strip_prefix('<')
+        .filter(|_| indent <= 3)?;
+    let name_len = tag.bytes().take_while(u8::is_ascii_alphabetic).count();
+    let after = tag.as_bytes().get(name_len).copied();
+    if !matches!(after, Some(b'>' | b' ' | b'\t') | None) {
+        return None;
+    }
+    PASTED_HTML
+        .into_iter()
+        .find(|name| name.eq_ignore_ascii_case(&tag[..name_len]))
+}
+
+/// Each line of a turn, with whether the person wrote it (not in a code block, blockquote,
+/// indented block or pasted HTML block).
 fn own_lines(text: &str) -> impl Iterator<Item = (&str, bool)> {
     let mut fence = Fence::default();
+    // The pasted HTML element open, to the line that closes it.
+    let mut html: Option<&'static str> = None;
     // Inside a blockquote, its unmarked lines go on quoting until a blank line; an
     // indented block after a blank line is code.
     let mut in_quote = false;
@@ -746,6 +779,17 @@ fn own_lines(text: &str) -> impl Iterator<Item = (&str, bool)> {
     let mut after_blank = true;
     text.split('\n').map(move |line| {
         let code = fence.feed(line);
+        if !code && html.is_none() {
+            html = opens_pasted_html(line);
+        }
+        if let Some(name) = html {
+            let lower = line.to_ascii_lowercase();
+            if lower.contains(&format!("</{name}>")) {
+                html = None;
+            }
+            after_blank = false;
+            return (line, false);
+        }
         let blank = line.trim().is_empty();
         let indent = line.len() - line.trim_start_matches(' ').len();
         // A quote may sit in a list item (`- > …`, `1. > …`).

@@ -1023,3 +1023,33 @@ fn a_heading_of_another_shape_starts_a_turn_that_is_not_the_persons() {
         assert!(turns[0].text.contains("welder"), "{heading:?}");
     }
 }
+
+/// Text the person pasted inside an HTML element that holds a quote or a page
+/// (`<blockquote>`, `<pre>`, `<details>`) is not their own words, as a `>` quote or a code
+/// block is not (found by an adversarial pass from the binary); their words around it are.
+#[test]
+fn a_pasted_html_block_is_not_the_persons_words() {
+    for block in [
+        "<details>\n<summary>Log</summary>\nI'm a deep-sea welder.\n</details>",
+        "<pre>\nI'm a deep-sea welder.\n</pre>",
+        "<blockquote>I'm a deep-sea welder.</blockquote>",
+        "<BLOCKQUOTE>\n\nI'm a deep-sea welder.\n\n</BLOCKQUOTE>",
+        "<pre class=\"x\">\nI'm a deep-sea welder.",
+    ] {
+        let text = format!("I like tea.\n\n{block}\n\nI ride a bike.");
+        let own = own_passages(&text).join("\n");
+        assert!(!own.contains("welder"), "{block:?}: {own:?}");
+        assert!(own.contains("I like tea."), "{block:?}: {own:?}");
+        if block.contains("</") {
+            assert!(own.contains("I ride a bike."), "{block:?}: {own:?}");
+        }
+    }
+    // An inline element in the person's sentence, and a tag of their own, stay theirs.
+    for line in [
+        "<b>I'm a welder.</b>",
+        "<prefer>I'm a welder.",
+        "I am a welder who writes <pre> tags.",
+    ] {
+        assert!(own_passages(line).join("").contains("welder"), "{line:?}");
+    }
+}
