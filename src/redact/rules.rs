@@ -1446,6 +1446,26 @@ pub(super) const SPECS: &[Spec] = &[
         accept: named_value,
     },
     Spec {
+        kind: "password",
+        keywords: &["admin", "root", "guest", "postgres", "ubuntu"],
+        // A default account's name and its password after a slash: "I use admin / Sunshine1
+        // for the router".
+        pattern: Pattern::Regex(
+            r#"(?-u:\b)(?:[Aa]dmin(?:istrator)?|ADMIN|[Rr]oot|ROOT|[Gg]uest|[Pp]ostgres|[Uu]buntu)[ \t]*/[ \t]*([^\s"'`/]+)"#,
+        ),
+        accept: named_value,
+    },
+    Spec {
+        kind: "secret",
+        keywords: &["question"],
+        // The answer to a security question said before it: "I use Fluffy as the answer to
+        // my security question".
+        pattern: Pattern::Regex(
+            r#"(?-u:\b)(?:[Uu]s(?:e|es|ed|ing)|[Gg]ave|[Gg]ive|[Pp]ut)[ \t]+([^\s"'`]+)[ \t]+as[ \t]+(?:the|my|an?)[ \t]+(?:answer|reply)[ \t]+to[ \t]+(?:the|my|your|our|his|her|their|a|every)[ \t]+(?:[A-Za-z-]+[ \t]+)?(?:security|secret)[ \t]+questions?"#,
+        ),
+        accept: answer_value,
+    },
+    Spec {
         kind: "pin",
         keywords: &["pin", "puk", "passcode", " code"],
         // A PIN, a passcode or the code of an alarm, a door, a gate, a safe or a lock, its

@@ -2644,6 +2644,14 @@ fn a_secret_right_after_the_word_that_names_it_is_redacted() {
         ("The door code 58213 opens the side entrance.", "58213"),
         ("We changed the alarm code 4923 last week.", "4923"),
         ("I use PIN code 4922 for the card.", "4922"),
+        (
+            "I use admin / Sunshine1 for the router, not the ISP account.",
+            "Sunshine1",
+        ),
+        (
+            "I use Fluffy as the answer to my security question.",
+            "Fluffy",
+        ),
     ] {
         let out = redact(text);
         assert!(!out.contains(secret), "{text:?} -> {out:?}");
@@ -2657,6 +2665,8 @@ fn a_secret_right_after_the_word_that_names_it_is_redacted() {
         "We pin 2024.1 of numpy in the lock file.",
         "The password field is hidden on mobile.",
         "I use the passphrase approach for my keys.",
+        "Runs the job as root / admin on the build box.",
+        "The admin / settings page is slow.",
     ] {
         assert_eq!(redact(text), text, "{text:?}");
     }
