@@ -38,7 +38,8 @@ pub fn main(cli: Cli) -> ExitCode {
     match dispatch(cli, &env) {
         Ok(code) => ExitCode::from(code),
         Err(e) => {
-            let mut message = format!("{e:#}");
+            // A key pasted into the wrong setting must not be echoed to a log.
+            let mut message = crate::redact::redact(&format!("{e:#}")).into_owned();
             say(&message);
             let advice = damage_advice(&e, config.as_deref(), &env)
                 .or_else(|| disk_full_advice(&e, config.as_deref(), &env));
@@ -208,9 +209,12 @@ fn init_logging(global: &Global, daemon: bool, env: &Env) {
     };
 }
 
-/// One line for the user on stderr. A closed stderr (`memloop extract 2>&1 | head -1`)
-/// must not stop a run half way, so write errors are ignored (`eprintln!` would panic).
+/// One line for the user on stderr, redacted (under a service stderr goes to a log, and a
+/// key pasted into the wrong setting is echoed by the error that names it). A closed stderr
+/// (`memloop extract 2>&1 | head -1`) must not stop a run half way, so write errors are
+/// ignored (`eprintln!` would panic).
 pub(crate) fn say(line: &str) {
+    let line = crate::redact::redact(line);
     let mut err = std::io::stderr().lock();
     let _ = writeln!(err, "memloop: {line}");
 }

@@ -399,3 +399,30 @@ fn a_schedule_that_is_not_cron_is_a_config_error_naming_file_line_and_key() {
     }
     env.snapshot_tree().assert_unchanged_since(&before);
 }
+
+/// A key pasted into the wrong setting is a config error that names the setting, but the key
+/// itself is not echoed, on stderr or in the JSON error (under a service, stderr goes to a
+/// log; found by an adversarial pass from the binary).
+#[test]
+fn a_key_pasted_into_the_wrong_setting_is_not_echoed() {
+    const KEY: &str = "sk-ant-api03-Qm7xT2vK9pL4sW8nR3yH6jB1cF5gD0aZeU-AbCdEfAA";
+    let env = TestEnv::with_fixtures();
+    env.config(&format!(
+        "settle_minutes = 0\n\n[llm]\nprovider = \"{KEY}\"\n"
+    ));
+
+    let output = env
+        .cmd()
+        .env_remove("MEMLOOP_PROVIDER")
+        .args(["extract", "--json"])
+        .assert()
+        .code(2);
+
+    let out = output.get_output();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(stderr.contains("provider"), "{stderr}");
+    assert!(!stderr.contains("Qm7xT2vK9pL4sW8n"), "{stderr}");
+    assert!(!stdout.contains("Qm7xT2vK9pL4sW8n"), "{stdout}");
+    assert!(stdout.contains("\"exit\": 2"), "{stdout}");
+}
