@@ -37,6 +37,8 @@ static TEMP_COUNTER: AtomicU64 = AtomicU64::new(0);
 ///
 /// Parent directories are created. An existing file keeps its permissions; a new one is
 /// created `0600`. A symlink at `path` stays in place and the file it points at is replaced.
+/// A read-only file is refused ([`Refusal::ReadOnly`]), even where the directory would let a
+/// rename replace it.
 /// On error the temporary file is removed and the target is left as it was.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
     replace(path, bytes, None, None).map(|_| ())
@@ -105,6 +107,15 @@ fn replace(
         Err(e) if e.kind() == io::ErrorKind::NotFound => None,
         Err(e) => return Err(e),
     };
+    if existing
+        .as_ref()
+        .is_some_and(|meta| meta.permissions().readonly())
+    {
+        return Err(io::Error::new(
+            io::ErrorKind::PermissionDenied,
+            Refusal::ReadOnly,
+        ));
+    }
     finish_in_place(&target)?;
 
     let (mut file, temp) = create_temp(&dir, &target)?;
@@ -298,6 +309,12 @@ pub enum Refusal {
     /// hand the machine's state to the model.
     #[error("it is {0}, not a regular file")]
     Special(&'static str),
+    /// The file has no write permission: its owner made it read-only, and replacing it by a
+    /// rename (which the directory's permission allows) would go around that.
+    #[error(
+        "it is read-only: memloop leaves it as it is (make it writable to let memloop write it)"
+    )]
+    ReadOnly,
 }
 
 /// A confined lookup or read that did not happen: refused, or failed.
@@ -1043,6 +1060,28 @@ mod tests {
             0o644
         );
         assert_eq!(fs::read(&shared).unwrap(), b"new");
+    }
+
+    #[test]
+    fn a_read_only_file_is_refused_and_left_as_it_is_even_where_a_rename_would_replace_it() {
+        let tmp = tempfile::tempdir().unwrap();
+        let mine = tmp.path().join("CLAUDE.md");
+        fs::write(&mine, b"mine").unwrap();
+        let mut perms = fs::metadata(&mine).unwrap().permissions();
+        perms.set_readonly(true);
+        fs::set_permissions(&mine, perms).unwrap();
+
+        for result in [
+            write_atomic(&mine, b"new").map(|()| Replaced::Done),
+            replace_if_unchanged(&mine, b"new", Some(b"mine")),
+            replace_within(tmp.path(), &mine, b"new", Some(b"mine")),
+        ] {
+            let e = result.expect_err("refused");
+            assert_eq!(e.kind(), io::ErrorKind::PermissionDenied);
+            assert!(e.to_string().contains("read-only"), "{e}");
+        }
+        assert_eq!(fs::read(&mine).unwrap(), b"mine");
+        assert_eq!(entries(tmp.path()), ["CLAUDE.md"], "no temp file left");
     }
 
     #[cfg(unix)]

@@ -335,8 +335,8 @@ impl Writer {
         result
     }
 
-    /// Markers that do not pair up, a link out of the vault and a file memloop may not read
-    /// are the user's to fix: the failure is kept with the file's fingerprint
+    /// Markers that do not pair up, a link out of the vault, a file memloop may not read and
+    /// a file made read-only are the user's to fix: the failure is kept with the file's fingerprint
     /// (`scan::fingerprint_of`, the link's own when it is one), and while the file stays as
     /// it is the next runs list it as still failing instead of failing again. True when it
     /// is such a file, unchanged since it failed.
@@ -352,6 +352,10 @@ impl Writer {
         let users_to_fix = e.chain().any(|cause| {
             cause.downcast_ref::<MalformedFence>().is_some()
                 || cause.downcast_ref::<Unusable>().is_some()
+                || cause
+                    .downcast_ref::<std::io::Error>()
+                    .and_then(std::io::Error::get_ref)
+                    .is_some_and(|inner| inner.downcast_ref::<fsutil::Refusal>().is_some())
         });
         let Some(fingerprint) = users_to_fix.then(|| scan::fingerprint_of(path)).flatten() else {
             return false;

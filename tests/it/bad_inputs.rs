@@ -396,3 +396,58 @@ fn an_unreadable_claude_md_fails_once_then_waits_quietly_until_it_is_mended() {
         &|env| chmod(&env.claude_md("alpha"), 0o644),
     );
 }
+
+/// A `CLAUDE.md` its owner made read-only is not replaced by a rename, which the
+/// directory's permission would allow (and root's would whatever the file's): it fails
+/// once, named, waits quietly while it stays read-only, and is written once it is made
+/// writable again.
+#[test]
+fn a_read_only_claude_md_is_left_as_it_is_until_it_is_made_writable() {
+    let kept = b"# mine\n\nRead-only on purpose.\n";
+    an_unusable_claude_md_fails_once(
+        &|env, mock, args| {
+            let out = env
+                .process()
+                .args(args)
+                .envs(anthropic(mock))
+                .output()
+                .expect("run memloop");
+            if std::fs::metadata(env.claude_md("alpha")).is_ok_and(|m| m.permissions().readonly()) {
+                assert_eq!(std::fs::read(env.claude_md("alpha")).unwrap(), kept);
+            }
+            out
+        },
+        &|env| {
+            std::fs::write(env.claude_md("alpha"), kept).expect("write");
+            chmod(&env.claude_md("alpha"), 0o444);
+        },
+        &|env| chmod(&env.claude_md("alpha"), 0o644),
+    );
+}
+
+/// memory.md made read-only is left byte for byte, and the run names it and says why.
+#[test]
+fn a_read_only_memory_md_is_left_as_it_is_and_named() {
+    let env = TestEnv::with_fixtures();
+    let mock = Mock::start();
+    let path = env.memory_path();
+    std::fs::create_dir_all(path.parent().expect("rules")).expect("mkdir rules");
+    let mine = "# Memory\n\nMine, read-only on purpose.\n\n## Identity\n\n- Has two cats.\n";
+    std::fs::write(&path, mine).expect("write");
+    chmod(&path, 0o444);
+
+    let report = env.extract(&mock, &[], 1);
+
+    assert_eq!(read(&path), mine);
+    let failure = report["failures"]
+        .as_array()
+        .and_then(|f| f.iter().find(|f| f["path"] == path.display().to_string()))
+        .unwrap_or_else(|| panic!("memory.md is named: {report}"));
+    assert!(
+        failure["error"].as_str().unwrap().contains("read-only"),
+        "{failure}"
+    );
+    chmod(&path, 0o644);
+    env.extract(&mock, &[], 0);
+    assert_eq!(bullets(&env.memory()).len(), GLOBAL.len() + 1, "caught up");
+}

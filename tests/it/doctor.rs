@@ -708,3 +708,21 @@ fn a_hard_linked_memory_md_is_said_to_be_written_in_place() {
         "{text}"
     );
 }
+
+#[test]
+fn a_read_only_memory_md_is_an_error_that_says_how_to_make_it_writable() {
+    let env = TestEnv::with_fixtures();
+    let memory = env.memory_path();
+    std::fs::create_dir_all(memory.parent().unwrap()).unwrap();
+    std::fs::write(&memory, "# Memory\n").unwrap();
+    let mut perms = std::fs::metadata(&memory).unwrap().permissions();
+    perms.set_readonly(true);
+    std::fs::set_permissions(&memory, perms).unwrap();
+
+    let (code, text) = doctor(&env, &[], &["--offline"]);
+
+    assert_eq!(code, 1, "{text}");
+    let error = line(&text, "is read-only");
+    assert!(error.starts_with("error memory"), "{text}");
+    assert!(error.contains("fix: make it writable"), "{text}");
+}

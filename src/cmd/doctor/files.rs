@@ -74,6 +74,18 @@ pub(super) fn memory(cfg: &Resolved) -> Vec<Check> {
             ];
         }
     };
+    if std::fs::metadata(&target).is_ok_and(|m| m.permissions().readonly()) {
+        return vec![
+            Check::error(
+                "memory",
+                format!(
+                    "memory file {} is read-only: runs leave it as it is and fail it",
+                    path.display()
+                ),
+            )
+            .fix(format!("make it writable: chmod u+w {}", path.display())),
+        ];
+    }
     let mut out = Vec::new();
     let mut line = format!(
         "memory file {} ({} of {max} bytes)",
