@@ -463,6 +463,18 @@ impl Writer {
                 } else {
                     0
                 };
+                // The render fits the cap unless the user's own text alone does not: then
+                // every fact is left out, which the run must say, not only count.
+                if plan.text.len() > layout.memory_max && !facts.is_empty() {
+                    let note = format!(
+                        "{}: the text you wrote in it (not its bullets) is over [memory] max_bytes ({} bytes) by itself, so it shows no fact: they wait in the ledger until you shorten that text or raise max_bytes",
+                        path.display(),
+                        layout.memory_max
+                    );
+                    if !report.notices.contains(&note) {
+                        report.notices.push(note);
+                    }
+                }
             }
             let within = layout.confined_to(target);
             if self.apply(store, path, within, &key, &disk, plan, report)? {

@@ -118,3 +118,62 @@ fn over_the_cap_the_weakest_facts_are_archived_not_deleted() {
         );
     }
 }
+
+/// The user's own text in memory.md (not bullets), over the cap by itself: every fact is
+/// left out, and the run and `doctor` say so and what to do, instead of only counting
+/// archived facts or promising that a run will make it fit. Shortening the text brings the
+/// facts back.
+#[test]
+fn own_text_over_the_cap_by_itself_is_said_and_the_facts_come_back_once_it_is_shortened() {
+    let env = TestEnv::new();
+    env.create_vault("gamma");
+    env.config(&format!("[memory]\nmax_bytes = {CAP}\n"));
+    let mock = Mock::start();
+    env.add_transcript(
+        "gamma",
+        "2025-05-01-0900-old-habits.md",
+        &transcript(
+            "2025-05-01",
+            "09:00",
+            "Old habits",
+            &remember_all(&OLD[..2]),
+        ),
+    );
+    env.extract(&mock, &[], 0);
+    let essay = "My long personal essay paragraph, kept on purpose. ".repeat(20);
+    let with_essay = format!("{}\n{essay}\n", env.memory());
+    std::fs::write(env.memory_path(), &with_essay).expect("write");
+    env.add_transcript(
+        "gamma",
+        "2025-06-20-0900-new-habits.md",
+        &transcript(
+            "2025-06-20",
+            "09:00",
+            "New habits",
+            &remember_all(&NEW[..1]),
+        ),
+    );
+
+    let run = env.extract(&mock, &[], 0);
+
+    let memory = env.memory();
+    assert!(memory.contains(&essay), "the user's text stays");
+    assert!(bullets(&memory).is_empty(), "{memory}");
+    let notices = run["notices"].to_string();
+    assert!(
+        notices.contains("over [memory] max_bytes") && notices.contains("shorten"),
+        "{run}"
+    );
+    let doctor = env
+        .cmd()
+        .args(["doctor", "--offline"])
+        .output()
+        .expect("doctor");
+    let text = String::from_utf8_lossy(&doctor.stdout);
+    assert!(text.contains("by itself; fix: runs show no fact"), "{text}");
+
+    std::fs::write(env.memory_path(), memory.replace(&essay, "Short now.")).expect("write");
+    let run = env.extract(&mock, &[], 0);
+    assert_eq!(bullets(&env.memory()).len(), 4, "{run}\n{}", env.memory());
+    assert_eq!(run["notices"].as_array().map_or(0, Vec::len), 0, "{run}");
+}

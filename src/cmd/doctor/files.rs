@@ -99,9 +99,21 @@ pub(super) fn memory(cfg: &Resolved) -> Vec<Check> {
         ));
     }
     out.push(if text.len() > max {
-        Check::warn("memory", line).fix(
-            "the next run archives the least reinforced facts to fit; raise [memory] max_bytes to keep more",
-        )
+        // What is left with no fact at all: the header and the user's own text.
+        let own = crate::render::memory(&[], &[], max, Some(&text)).text.len();
+        if own > max {
+            Check::warn(
+                "memory",
+                format!("{line}; the text you wrote in it (not its bullets) is {own} bytes by itself"),
+            )
+            .fix(
+                "runs show no fact while that text alone is over the cap: shorten it, or raise [memory] max_bytes",
+            )
+        } else {
+            Check::warn("memory", line).fix(
+                "the next run archives the least reinforced facts to fit; raise [memory] max_bytes to keep more",
+            )
+        }
     } else {
         Check::ok("memory", line)
     });
