@@ -242,6 +242,8 @@ fn select_vaults(
     let mut vaults: Vec<Vault> = Vec::new();
     for v in found {
         match v {
+            // The same vault named twice (`--vault v --vault v/`, or through a link) is one.
+            Ok(v) if vaults.iter().any(|other| other.root == v.root) => {}
             // Vault facts are filed by the vault's name: two vaults of one name would share
             // their insights, so the second is refused until one is renamed.
             Ok(v) if vaults.iter().any(|other| other.name == v.name) => {

@@ -236,6 +236,30 @@ fn vault_flag_restricts_the_run_to_that_vault() {
     assert!(!memory.contains(HERON_GOAL));
 }
 
+/// One vault named twice on the command line, once with a trailing slash and once through
+/// a link, is one vault, not two of the same name.
+#[test]
+fn a_vault_named_twice_on_the_command_line_is_one_vault() {
+    let env = TestEnv::with_fixtures();
+    let mock = Mock::start();
+    let alpha = env.vaults().join("alpha");
+    let link = env.root().join("alpha-link");
+    std::os::unix::fs::symlink(&alpha, &link).expect("symlink");
+    let slash = format!("{}/", alpha.display());
+    let alpha = alpha.display().to_string();
+    let link = link.display().to_string();
+
+    let report = env.extract(
+        &mock,
+        &["--vault", &alpha, "--vault", &slash, "--vault", &link],
+        0,
+    );
+
+    assert_eq!(report["vaults"], 1, "{report}");
+    assert_eq!(report["failures"], serde_json::json!([]), "{report}");
+    assert_eq!(report["transcripts"]["found"], 2, "{report}");
+}
+
 #[test]
 fn a_transcript_inside_the_settle_window_waits_until_forced() {
     let env = TestEnv::with_fixtures();
