@@ -369,6 +369,29 @@ impl Resolved {
             .map(str::to_owned)
             .or_else(|| Some(config.llm.model.clone()).filter(|m| !m.is_empty()))
             .unwrap_or_else(|| default_model(kind).to_owned());
+        // A key pasted as the model would be shown by `status`, `doctor` and every report.
+        if crate::redact::redact(&model) != model {
+            let setting = if env.var("MEMLOOP_MODEL").is_some() {
+                "MEMLOOP_MODEL".to_owned()
+            } else {
+                format!("{file}: llm.model")
+            };
+            return Err(invalid(format!(
+                "{setting} looks like a key or another secret, not a model name (not shown here); set it to a model name such as {}",
+                default_model(ProviderKind::Anthropic)
+            )));
+        }
+        let header = crate::render::memory(&[], &[], usize::MAX, None).text.len();
+        if config.memory.max_bytes < header {
+            return Err(invalid(format!(
+                "{file}: memory.max_bytes must be at least {header}, the length of memory.md's header alone (with less, no fact would ever be shown)"
+            )));
+        }
+        if config.insights.max_bytes == 0 {
+            return Err(invalid(format!(
+                "{file}: insights.max_bytes must be at least 1; to write no insights, set [insights] enabled = false"
+            )));
+        }
 
         let llm = &config.llm;
         if llm.concurrency == 0 {
@@ -726,5 +749,49 @@ mod tests {
         let c = parse("[memory]\nreview = true\n").unwrap();
         let r = resolve(c, &[]).unwrap();
         assert!(r.config.memory.review);
+    }
+
+    #[test]
+    fn a_key_set_as_the_model_is_a_config_error_that_does_not_show_it_and_model_names_are_not() {
+        const KEY: &str = "sk-ant-api03-Qm7xT2vK9pL4sW8nR3yH6jB1cF5gD0aZeU-AbCdEfAA";
+        let err = resolve(Config::default(), &[("MEMLOOP_MODEL", KEY)]).unwrap_err();
+        let msg = err.to_string();
+        assert!(msg.starts_with("MEMLOOP_MODEL looks like a key"), "{msg}");
+        assert!(!msg.contains("Qm7xT2vK9pL4sW8n"), "{msg}");
+        let c = parse(&format!("[llm]\nmodel = \"{KEY}\"\n")).unwrap();
+        let msg = resolve(c, &[]).unwrap_err().to_string();
+        assert!(msg.contains("llm.model looks like a key"), "{msg}");
+        for model in [
+            "claude-haiku-4-5",
+            "claude-3-5-sonnet-20241022",
+            "gpt-4o-mini",
+            "gpt-4o-2024-08-06",
+            "o3-mini",
+            "meta-llama/Llama-3.1-8B-Instruct",
+            "Qwen/Qwen2.5-Coder-32B-Instruct-AWQ",
+            "qwen2.5:7b-instruct-q4_K_M",
+            "hf.co/bartowski/Llama-3.2-3B-Instruct-GGUF:Q4_K_M",
+            "anthropic/claude-3.5-sonnet",
+            "us.anthropic.claude-3-5-haiku-20241022-v1:0",
+            "deepseek-r1:32b",
+            "mistral-large-2411",
+            "gemini-1.5-pro-002",
+        ] {
+            let r = resolve(Config::default(), &[("MEMLOOP_MODEL", model)]);
+            assert_eq!(r.map(|r| r.llm.model).ok().as_deref(), Some(model));
+        }
+    }
+
+    #[test]
+    fn a_cap_nothing_fits_under_is_a_config_error() {
+        for text in ["[memory]\nmax_bytes = 0\n", "[memory]\nmax_bytes = 100\n"] {
+            let msg = resolve(parse(text).unwrap(), &[]).unwrap_err().to_string();
+            assert!(msg.contains("memory.max_bytes must be at least"), "{msg}");
+        }
+        let msg = resolve(parse("[insights]\nmax_bytes = 0\n").unwrap(), &[])
+            .unwrap_err()
+            .to_string();
+        assert!(msg.contains("enabled = false"), "{msg}");
+        assert!(resolve(parse("[memory]\nmax_bytes = 412\n").unwrap(), &[]).is_ok());
     }
 }
