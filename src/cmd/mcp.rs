@@ -414,7 +414,15 @@ fn hit(ledger: &Ledger, f: &Fact) -> Result<Hit> {
 /// Keeps a session's fact under the run lock; what happened, in a sentence. While a run
 /// holds the lock it is kept aside, redacted and checked, for the next holder of the lock to
 /// merge ([`crate::queued`]); this server tries again every few seconds meanwhile.
+/// Held by this server while it writes (a `remember`, a merge of what was kept aside): a
+/// client that sends requests without waiting for answers gets them handled one at a time,
+/// so the run lock a `remember` finds held is another process's, never this server's own.
+static WRITING: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
 fn remember(cfg: &Arc<Resolved>, args: &RememberArgs) -> Result<String> {
+    let _writing = WRITING
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
     let text = crate::store::users_words(&args.text);
     if text.trim().is_empty() {
         anyhow::bail!("the fact is empty");
@@ -500,6 +508,9 @@ fn merge_when_free(cfg: &Arc<Resolved>) {
         let until = std::time::Instant::now() + MERGE_FOR;
         while std::time::Instant::now() < until {
             std::thread::sleep(MERGE_EVERY);
+            let _writing = WRITING
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner);
             match Engine::for_curation(&cfg) {
                 Ok(mut engine) => {
                     let now = chrono::Local::now().to_rfc3339();

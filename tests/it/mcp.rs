@@ -241,6 +241,60 @@ fn remember_holds_a_stated_fact_for_review_and_refuses_orders_and_what_was_forgo
     assert!(!memory.iter().any(|b| b.contains("oolong")), "{memory:?}");
 }
 
+/// A client that sends several `remember`s without waiting for the answers: each is kept
+/// for review, none is told that "a memloop run is writing memory" (before, the server's own
+/// requests took the run lock from each other and the loser was kept aside until a later
+/// run, with that message; found by an adversarial pass, 4 sessions in 10).
+#[test]
+fn remembers_sent_together_are_each_kept_and_none_waits_for_a_run() {
+    let env = remembered();
+    let (mut client, _) = Client::start(&env);
+    let facts = [
+        "Has a dog named Biscuit.",
+        "Plays the cello on weekends.",
+        "Bakes sourdough on Sundays.",
+        "Rides a cargo bike to work.",
+    ];
+    for (n, fact) in facts.iter().enumerate() {
+        client.send(
+            &json!({"jsonrpc": "2.0", "id": 100 + n, "method": "tools/call",
+            "params": {"name": "remember", "arguments": {"text": fact}}}),
+        );
+    }
+    let mut answers = Vec::new();
+    while answers.len() < facts.len() {
+        let mut line = String::new();
+        assert!(client.stdout.read_line(&mut line).expect("read") > 0);
+        let answer: Value = serde_json::from_str(&line).expect("JSON-RPC");
+        if answer["id"].as_u64().is_some_and(|id| id >= 100) {
+            answers.push(answer);
+        }
+    }
+    for answer in &answers {
+        let text = answer["result"]["content"][0]["text"]
+            .as_str()
+            .unwrap_or_default();
+        assert!(
+            text.contains("review") && !text.contains("run is writing"),
+            "{answer}"
+        );
+    }
+    assert_eq!(client.close(), Some(0));
+    let review = env
+        .process()
+        .args(["memory", "review"])
+        .stdin(Stdio::null())
+        .output()
+        .expect("review");
+    let listed = String::from_utf8_lossy(&review.stdout);
+    for fact in facts {
+        assert!(
+            listed.contains(fact),
+            "{fact:?} waits for review:\n{listed}"
+        );
+    }
+}
+
 #[test]
 fn remember_writes_at_once_when_the_config_accepts_and_redacts_a_secret() {
     let env = remembered();
