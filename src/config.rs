@@ -216,7 +216,13 @@ impl Config {
             let (line, column) = e.span().map_or((1, 1), |span| line_col(text, span.start));
             let message = e.message().trim().replace("unknown field", "unknown key");
             let message = match e.span().and_then(|span| key_at(text, span.start)) {
-                Some(key) if !message.contains("unknown key") => format!("{key}: {message}"),
+                // A message that already names its key (`[schedule] cron: ...`) keeps one.
+                Some(key)
+                    if !message.contains("unknown key")
+                        && !message.starts_with(&format!("{key}: ")) =>
+                {
+                    format!("{key}: {message}")
+                }
                 _ => message,
             };
             ConfigError::Parse {
@@ -586,7 +592,7 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(
-            err.starts_with("/c/config.toml:3:8: [schedule] cron: "),
+            err.starts_with("/c/config.toml:3:8: [schedule] cron: invalid cron expression"),
             "{err}"
         );
         assert!(err.contains("\"0 3 * * *\""), "{err}");
