@@ -32,17 +32,22 @@ fn remember_all(facts: &[&str]) -> String {
         .join("\n\n")
 }
 
-#[test]
-fn over_the_cap_the_weakest_facts_are_archived_not_deleted() {
+/// A vault under the cap, with the old habits (`old`, and `SHARED`) in its first transcript.
+fn capped_with_old_habits(old: &[&str]) -> (TestEnv, Mock) {
     let env = TestEnv::new();
     env.create_vault("gamma");
     env.config(&format!("[memory]\nmax_bytes = {CAP}\n"));
-    let mock = Mock::start();
     env.add_transcript(
         "gamma",
         "2025-05-01-0900-old-habits.md",
-        &transcript("2025-05-01", "09:00", "Old habits", &remember_all(&OLD)),
+        &transcript("2025-05-01", "09:00", "Old habits", &remember_all(old)),
     );
+    (env, Mock::start())
+}
+
+#[test]
+fn over_the_cap_the_weakest_facts_are_archived_not_deleted() {
+    let (env, mock) = capped_with_old_habits(&OLD);
     env.add_transcript(
         "gamma",
         "2025-06-20-0900-new-habits.md",
@@ -125,20 +130,7 @@ fn over_the_cap_the_weakest_facts_are_archived_not_deleted() {
 /// facts back.
 #[test]
 fn own_text_over_the_cap_by_itself_is_said_and_the_facts_come_back_once_it_is_shortened() {
-    let env = TestEnv::new();
-    env.create_vault("gamma");
-    env.config(&format!("[memory]\nmax_bytes = {CAP}\n"));
-    let mock = Mock::start();
-    env.add_transcript(
-        "gamma",
-        "2025-05-01-0900-old-habits.md",
-        &transcript(
-            "2025-05-01",
-            "09:00",
-            "Old habits",
-            &remember_all(&OLD[..2]),
-        ),
-    );
+    let (env, mock) = capped_with_old_habits(&OLD[..2]);
     env.extract(&mock, &[], 0);
     let essay = "My long personal essay paragraph, kept on purpose. ".repeat(20);
     let with_essay = format!("{}\n{essay}\n", env.memory());
