@@ -236,6 +236,14 @@ pub struct Change {
 }
 
 impl Report {
+    /// Adds `note` to the run's notices, once: a file written several times in a run says
+    /// the same thing each time.
+    pub fn notice(&mut self, note: String) {
+        if !self.notices.contains(&note) {
+            self.notices.push(note);
+        }
+    }
+
     /// The human summary printed at the end of a run.
     pub fn to_text(&self) -> String {
         let mut s = String::new();

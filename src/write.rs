@@ -311,10 +311,7 @@ impl Writer {
         if let Err(e) = &result
             && let Some(busy) = e.downcast_ref::<Busy>()
         {
-            let note = busy.to_string();
-            if !report.notices.contains(&note) {
-                report.notices.push(note);
-            }
+            report.notice(busy.to_string());
             self.busy.push(path);
             return Ok(());
         }
@@ -336,10 +333,10 @@ impl Writer {
     }
 
     /// Markers that do not pair up, a link out of the vault, a file memloop may not read and
-    /// a file made read-only are the user's to fix: the failure is kept with the file's fingerprint
-    /// (`scan::fingerprint_of`, the link's own when it is one), and while the file stays as
-    /// it is the next runs list it as still failing instead of failing again. True when it
-    /// is such a file, unchanged since it failed.
+    /// a file made read-only are the user's to fix: the failure is kept with the file's
+    /// fingerprint (`scan::fingerprint_of`, the link's own when it is one), and while the file
+    /// stays as it is the next runs list it as still failing instead of failing again. True
+    /// when it is such a file, unchanged since it failed.
     fn still_failing(
         &self,
         store: &Store,
@@ -466,14 +463,11 @@ impl Writer {
                 // The render fits the cap unless the user's own text alone does not: then
                 // every fact is left out, which the run must say, not only count.
                 if plan.text.len() > layout.memory_max && !facts.is_empty() {
-                    let note = format!(
+                    report.notice(format!(
                         "{}: the text you wrote in it (not its bullets) is over [memory] max_bytes ({} bytes) by itself, so it shows no fact: they wait in the ledger until you shorten that text or raise max_bytes",
                         path.display(),
                         layout.memory_max
-                    );
-                    if !report.notices.contains(&note) {
-                        report.notices.push(note);
-                    }
+                    ));
                 }
             }
             let within = layout.confined_to(target);

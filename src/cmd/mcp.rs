@@ -411,14 +411,14 @@ fn hit(ledger: &Ledger, f: &Fact) -> Result<Hit> {
     })
 }
 
-/// Keeps a session's fact under the run lock; what happened, in a sentence. While a run
-/// holds the lock it is kept aside, redacted and checked, for the next holder of the lock to
-/// merge ([`crate::queued`]); this server tries again every few seconds meanwhile.
 /// Held by this server while it writes (a `remember`, a merge of what was kept aside): a
 /// client that sends requests without waiting for answers gets them handled one at a time,
 /// so the run lock a `remember` finds held is another process's, never this server's own.
 static WRITING: std::sync::Mutex<()> = std::sync::Mutex::new(());
 
+/// Keeps a session's fact under the run lock; what happened, in a sentence. While a run
+/// holds the lock it is kept aside, redacted and checked, for the next holder of the lock to
+/// merge ([`crate::queued`]); this server tries again every few seconds meanwhile.
 fn remember(cfg: &Arc<Resolved>, args: &RememberArgs) -> Result<String> {
     let _writing = WRITING
         .lock()
