@@ -957,10 +957,44 @@ impl<'a> Run<'a> {
             judged: (self.engine.cfg.llm.kind != llm::ProviderKind::Builtin)
                 .then_some(extraction.judged.as_slice()),
         };
-        let decided =
-            self.engine
-                .store
-                .merge_answer(extraction.facts, &answer, &mut self.report.facts)?;
+        let cfg = self.engine.cfg;
+        let row = TranscriptRow {
+            path: source.transcript.clone(),
+            vault: vault_name.clone(),
+            size: job.file.size,
+            mtime_ns: job.file.mtime_ns,
+            sha256: job.file.sha256.clone(),
+            prompt_hash: self.engine.prompt.hash(),
+            model: cfg.llm.model.clone(),
+            processed_at: self.now.clone(),
+            fact_count: i64::try_from(fact_count).unwrap_or(i64::MAX),
+            consumed: self.engine.vaults[job.file.vault]
+                .is_project()
+                .then(|| i64::try_from(job.file.end).unwrap_or(i64::MAX)),
+            read: job.read_to.get().cloned(),
+        };
+        let sent_turns = job.sent_turns.get().map_or(&[][..], Vec::as_slice);
+        // The facts and the mark land in one transaction: a crash between them would leave
+        // facts merged from a transcript the next run reads again.
+        let decided = self.engine.store.merge_answer(
+            extraction.facts,
+            &answer,
+            &mut self.report.facts,
+            |l| {
+                l.mark_transcript(&row)?;
+                l.record_turns_sent(sent_turns, &row.path)?;
+                l.clear_failed_input(&row.path)?;
+                l.drop_answer(&answer_key(job, &row.prompt_hash, &row.model))
+            },
+        );
+        let decided = match decided {
+            Ok(decided) => decided,
+            Err(e) => {
+                // Nothing landed: the counts say so too.
+                self.report.facts = before;
+                return Err(e);
+            }
+        };
         for d in &decided {
             tracing::info!(transcript = %job.file.path.display(), decision = ?d.decision, fact = %crate::logged::Words(&d.text), "decided");
         }
@@ -976,29 +1010,6 @@ impl<'a> Run<'a> {
                 }
             }
         }
-        let cfg = self.engine.cfg;
-        let row = TranscriptRow {
-            path: source.transcript.clone(),
-            vault: vault_name,
-            size: job.file.size,
-            mtime_ns: job.file.mtime_ns,
-            sha256: job.file.sha256.clone(),
-            prompt_hash: self.engine.prompt.hash(),
-            model: cfg.llm.model.clone(),
-            processed_at: self.now.clone(),
-            fact_count: i64::try_from(fact_count).unwrap_or(i64::MAX),
-            consumed: self.engine.vaults[job.file.vault]
-                .is_project()
-                .then(|| i64::try_from(job.file.end).unwrap_or(i64::MAX)),
-            read: job.read_to.get().cloned(),
-        };
-        let sent_turns = job.sent_turns.get().map_or(&[][..], Vec::as_slice);
-        self.engine.store.ledger.transaction(|l| {
-            l.mark_transcript(&row)?;
-            l.record_turns_sent(sent_turns, &row.path)?;
-            l.clear_failed_input(&row.path)?;
-            l.drop_answer(&answer_key(job, &row.prompt_hash, &row.model))
-        })?;
         self.report.transcripts.processed += 1;
         // The transcript is committed: a write that fails now (the ledger's disk full) is
         // not its failure, and the run's last sync, which writes every file, reports it.

@@ -136,12 +136,15 @@ impl Store {
     }
 
     /// Merges one extractor answer in one transaction: each candidate is decided
-    /// (`merge::decide`) and the decision applied. Counts go to `counts`.
+    /// (`merge::decide`) and the decision applied, then `and` runs in the same
+    /// transaction (the run marks the transcript done there, so the facts and the mark
+    /// land together or not at all). Counts go to `counts`.
     pub fn merge_answer(
         &mut self,
         mut candidates: Vec<Candidate>,
         answer: &Answer<'_>,
         counts: &mut FactCounts,
+        and: impl FnOnce(&Ledger) -> Result<()>,
     ) -> Result<Vec<Decided>> {
         // An answer of thousands of facts would push everything known out of the files.
         if answer.max_facts > 0 && candidates.len() > answer.max_facts {
@@ -178,6 +181,7 @@ impl Store {
                 )?;
                 decided.push(d);
             }
+            and(l)?;
             Ok(decided)
         })
     }
@@ -1081,6 +1085,58 @@ mod tests {
         }
     }
 
+    /// What runs after the merge shares its transaction: when it fails (the run could not
+    /// mark the transcript done), the answer's facts do not land either, and the next
+    /// answer merges against the ledger as it is, not against an index that kept them.
+    #[test]
+    fn a_failure_after_the_merge_takes_the_merged_facts_back() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut store =
+            Store::new(Ledger::open(&dir.path().join("ledger.sqlite3")).unwrap()).unwrap();
+        let prompt = crate::prompt::Prompt::load(std::path::Path::new("/nonexistent")).unwrap();
+        let source = Source {
+            transcript: "/vaults/v/chats/t.md".into(),
+            date: "2025-03-01".into(),
+            evidence: None,
+        };
+        let answer = Answer {
+            vault: "v",
+            source: &source,
+            grounds: None,
+            categories: &prompt.categories,
+            about: &prompt.about,
+            review: false,
+            now: "2025-04-01T00:00:00Z",
+            max_facts: 0,
+            judged: None,
+            prechecked: None,
+        };
+        let candidate = || Candidate {
+            category: "Preferences".to_owned(),
+            text: "Uses Neovim with a minimal config.".to_owned(),
+            scope: Scope::Global,
+            replaces: None,
+            evidence: None,
+            valid_until: None,
+        };
+        let mut counts = FactCounts::default();
+        let failed = store.merge_answer(vec![candidate()], &answer, &mut counts, |_| {
+            anyhow::bail!("the transcript could not be marked")
+        });
+        assert!(failed.is_err());
+        assert!(store.ledger.facts(&[Status::Active]).unwrap().is_empty());
+
+        let mut counts = FactCounts::default();
+        store
+            .merge_answer(vec![candidate()], &answer, &mut counts, |_| Ok(()))
+            .unwrap();
+        assert_eq!(
+            counts.new, 1,
+            "the fact is new, not a reinforcement: {counts:?}"
+        );
+        assert_eq!(store.ledger.facts(&[Status::Active]).unwrap().len(), 1);
+    }
+
     mod order {
         //! Merging is order-independent: the same answers merged in any order leave the
         //! same active facts (by normalised text, category, scope, vault, times seen and
@@ -1183,7 +1239,7 @@ mod tests {
                     valid_until: None,
                 };
                 store
-                    .merge_answer(vec![candidate], &answer, &mut counts)
+                    .merge_answer(vec![candidate], &answer, &mut counts, |_| Ok(()))
                     .unwrap();
             }
             let mut active: Vec<_> = store
