@@ -614,9 +614,10 @@ fn contains(haystack: &[u8], needle: &str) -> bool {
         i.and_then(|i| haystack.get(i))
             .is_some_and(u8::is_ascii_digit)
     };
-    haystack.windows(needle.len()).enumerate().any(|(at, w)| {
-        w == needle
-            && !(whole_number && (digit_at(at.checked_sub(1)) || digit_at(Some(at + needle.len()))))
+    // memchr's search: the evaluation looks for thousands of needles in every request
+    // and file, and a window-by-window comparison made it the longest test of the suite.
+    memchr::memmem::find_iter(haystack, needle).any(|at| {
+        !(whole_number && (digit_at(at.checked_sub(1)) || digit_at(Some(at + needle.len()))))
     })
 }
 
@@ -770,7 +771,15 @@ fn eval_no_planted_secret_reaches_a_request_a_file_or_the_ledger() {
     // Reads the hand edits back, backs the file up, then sends the known facts again.
     env.extract_within(&anthropic(&mock), &["--force"], 0, patiently);
 
-    let requests = mock.requests();
+    // Each request's body and the user's text in it, read once, not once a plant.
+    let requests: Vec<(String, String)> = mock
+        .requests()
+        .into_iter()
+        .map(|r| {
+            let user = r.user_text();
+            (r.body, user)
+        })
+        .collect();
     let state = env.state_dir();
     let (mut ledger, mut written) = (Vec::new(), Vec::new());
     let mut files = Vec::new();
@@ -806,7 +815,7 @@ fn eval_no_planted_secret_reaches_a_request_a_file_or_the_ledger() {
             let found = |hay: &[u8]| needles.iter().any(|n| contains(hay, n));
             let in_request = requests
                 .iter()
-                .any(|r| found(r.body.as_bytes()) || found(r.user_text().as_bytes()));
+                .any(|(body, user)| found(body.as_bytes()) || found(user.as_bytes()));
             let in_file = written.iter().find(|(_, b)| found(b)).map(|(f, _)| f);
             let in_ledger = ledger.iter().any(|b| found(b));
             let t = Tally {
