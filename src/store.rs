@@ -1085,6 +1085,27 @@ mod tests {
         }
     }
 
+    /// An answer from `source` in `vault`, with nothing to check its facts against and no
+    /// review.
+    fn answer_of<'a>(
+        vault: &'a str,
+        source: &'a Source,
+        prompt: &'a crate::prompt::Prompt,
+    ) -> Answer<'a> {
+        Answer {
+            vault,
+            source,
+            grounds: None,
+            categories: &prompt.categories,
+            about: &prompt.about,
+            review: false,
+            now: "2025-04-01T00:00:00Z",
+            max_facts: 0,
+            judged: None,
+            prechecked: None,
+        }
+    }
+
     /// What runs after the merge shares its transaction: when it fails (the run could not
     /// mark the transcript done), the answer's facts do not land either, and the next
     /// answer merges against the ledger as it is, not against an index that kept them.
@@ -1099,18 +1120,7 @@ mod tests {
             date: "2025-03-01".into(),
             evidence: None,
         };
-        let answer = Answer {
-            vault: "v",
-            source: &source,
-            grounds: None,
-            categories: &prompt.categories,
-            about: &prompt.about,
-            review: false,
-            now: "2025-04-01T00:00:00Z",
-            max_facts: 0,
-            judged: None,
-            prechecked: None,
-        };
+        let answer = answer_of("v", &source, &prompt);
         let candidate = || Candidate {
             category: "Preferences".to_owned(),
             text: "Uses Neovim with a minimal config.".to_owned(),
@@ -1218,18 +1228,7 @@ mod tests {
                     evidence: None,
                 };
                 let vault = format!("v{vault}");
-                let answer = Answer {
-                    vault: &vault,
-                    source: &source,
-                    grounds: None,
-                    categories: &prompt.categories,
-                    about: &prompt.about,
-                    review: false,
-                    now: "2025-04-01T00:00:00Z",
-                    max_facts: 0,
-                    judged: None,
-                    prechecked: None,
-                };
+                let answer = answer_of(&vault, &source, &prompt);
                 let candidate = Candidate {
                     category: category.to_owned(),
                     text: wording(text, variant),
