@@ -922,7 +922,8 @@ impl<'a> Run<'a> {
         }
     }
 
-    /// Merges one transcript's facts, writes the files they change, then marks it done.
+    /// Merges one transcript's facts and marks it done, in one transaction, then writes the
+    /// files they change when their turn comes (`WRITE_SHARE`).
     fn commit(&mut self, job: &Job, extraction: Extraction) -> Result<()> {
         self.touched_facts = true;
         let tokens = &mut self.report.tokens;
