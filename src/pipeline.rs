@@ -987,15 +987,7 @@ impl<'a> Run<'a> {
                 l.clear_failed_input(&row.path)?;
                 l.drop_answer(&answer_key(job, &row.prompt_hash, &row.model))
             },
-        );
-        let decided = match decided {
-            Ok(decided) => decided,
-            Err(e) => {
-                // Nothing landed: the counts say so too.
-                self.report.facts = before;
-                return Err(e);
-            }
-        };
+        )?;
         for d in &decided {
             tracing::info!(transcript = %job.file.path.display(), decision = ?d.decision, fact = %crate::logged::Words(&d.text), "decided");
         }

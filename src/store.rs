@@ -138,7 +138,8 @@ impl Store {
     /// Merges one extractor answer in one transaction: each candidate is decided
     /// (`merge::decide`) and the decision applied, then `and` runs in the same
     /// transaction (the run marks the transcript done there, so the facts and the mark
-    /// land together or not at all). Counts go to `counts`.
+    /// land together or not at all). Counts go to `counts`, and stay as they were when
+    /// nothing landed.
     pub fn merge_answer(
         &mut self,
         mut candidates: Vec<Candidate>,
@@ -146,6 +147,7 @@ impl Store {
         counts: &mut FactCounts,
         and: impl FnOnce(&Ledger) -> Result<()>,
     ) -> Result<Vec<Decided>> {
+        let before = counts.clone();
         // An answer of thousands of facts would push everything known out of the files.
         if answer.max_facts > 0 && candidates.len() > answer.max_facts {
             let over = candidates.split_off(answer.max_facts).len();
@@ -163,7 +165,7 @@ impl Store {
             && candidates
                 .iter()
                 .all(|c| c.evidence.as_deref().is_none_or(|e| e.trim().is_empty()));
-        self.transaction(|l, index| {
+        let result = self.transaction(|l, index| {
             let mut seen = std::collections::HashSet::new();
             let mut decided = Vec::with_capacity(candidates.len());
             for (i, c) in candidates.into_iter().enumerate() {
@@ -183,7 +185,11 @@ impl Store {
             }
             and(l)?;
             Ok(decided)
-        })
+        });
+        if result.is_err() {
+            *counts = before;
+        }
+        result
     }
 
     /// Records hand edits to one file: deleted bullets are forgotten, added or reworded
