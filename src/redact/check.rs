@@ -50,12 +50,65 @@ pub(super) fn url_password(text: &str, value: Range<usize>) -> Option<Range<usiz
     (!is_placeholder(s) && !is_reference(s)).then_some(value)
 }
 
+/// A password between a user and a host (`user:…@host`), unless the "user" is a scheme
+/// that takes an address (`mailto:bob@example.com`, `sip:`, `xmpp:`); else as
+/// `url_password`.
+pub(super) fn user_password(text: &str, value: Range<usize>) -> Option<Range<usize>> {
+    const SCHEMES: &[&str] = &["mailto", "sip", "sips", "xmpp", "tel", "im", "acct", "git"];
+    if let Some(before) = text[..value.start].strip_suffix(':') {
+        let user = &before[after_last(before, |c| {
+            !(c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '-'))
+        })..];
+        if SCHEMES.contains(&user.to_ascii_lowercase().as_str()) {
+            return None;
+        }
+    }
+    url_password(text, value)
+}
+
+/// A quoted value after a name for a key or a password that reads as generated: 12
+/// characters or more with no whitespace, letters and digits in no pattern (a hex key
+/// counts), not a placeholder.
+pub(super) fn generated_quoted(text: &str, value: Range<usize>) -> Option<Range<usize>> {
+    let s = &text[value.clone()];
+    let hex = s.len() >= 32
+        && s.bytes().all(|b| b.is_ascii_hexdigit())
+        && s.bytes().any(|b| b.is_ascii_digit())
+        && s.bytes().any(|b| b.is_ascii_alphabetic());
+    let ok = !s.contains(char::is_whitespace)
+        && !is_placeholder(s)
+        && !is_reference(s)
+        && (hex
+            || looks_random(s, 12, 0.3)
+            || (reads_generated(s) && s.bytes().any(|b| !b.is_ascii_alphabetic())));
+    ok.then_some(value)
+}
+
 /// A PIN's digits, not the start of a date, a version or a number (`2024-01-05`, `1234.5`).
 pub(super) fn pin_digits(text: &str, value: Range<usize>) -> Option<Range<usize>> {
     let rest = &text.as_bytes()[value.end..];
     let continues =
         matches!(rest, [b'-' | b'.' | b'/' | b':' | b',', next, ..] if next.is_ascii_digit());
     (!continues).then_some(value)
+}
+
+/// A PIN's digits a few words after its name: as `pin_digits`, and not a year after a word
+/// that says one (`the PIN diode's datasheet from 2019`).
+pub(super) fn pin_digits_not_year(text: &str, value: Range<usize>) -> Option<Range<usize>> {
+    const BEFORE_A_YEAR: &[&str] = &[
+        "from", "in", "since", "until", "till", "of", "by", "to", "at", "after", "before",
+        "around", "circa", "year", "ca.", "c.",
+    ];
+    let s = &text[value.clone()];
+    let word_before = text[..value.start]
+        .split_whitespace()
+        .next_back()
+        .unwrap_or_default()
+        .to_ascii_lowercase();
+    let year = s.len() == 4
+        && (s.starts_with("19") || s.starts_with("20"))
+        && BEFORE_A_YEAR.contains(&word_before.as_str());
+    (!year).then(|| pin_digits(text, value)).flatten()
 }
 
 /// A URL's signature: long enough to sign (16 characters, `%3D` and the like counted), and
@@ -161,6 +214,8 @@ pub(super) const LOGIN_CALLS: &[&str] = &[
     "wifi",
     "smtp.start",
     "fernet",
+    "set_password",
+    "setpassword",
 ];
 
 /// A quoted argument of a call named for a login (`PlainAuth`, `Connection`, `simple_bind_s`,
@@ -375,6 +430,7 @@ pub(super) fn in_secret_block(text: &str, value: Range<usize>) -> Option<Range<u
         "token",
         "secret",
         "oauth",
+        "password",
     ];
     let indent = |line: &str| line.len() - line.trim_start_matches([' ', '\t']).len();
     let line_start = text[..value.start].rfind('\n').map_or(0, |i| i + 1);
@@ -1172,6 +1228,33 @@ pub(super) fn generated_word_in(text: &str, label: Range<usize>) -> Option<Range
             }
         }
     }
+    // A value alone on the line right below ("sending the password in its own message",
+    // then it): letters and digits, and neither an address, a path nor code.
+    let rest = &text[window.end..];
+    if let Some(below) = rest
+        .strip_prefix("\r\n")
+        .or_else(|| rest.strip_prefix('\n'))
+    {
+        let line = below.split(['\r', '\n']).next().unwrap_or_default();
+        let at = text.len() - below.len();
+        if let [word] = line.split_whitespace().collect::<Vec<_>>()[..] {
+            let at = at + (word.as_ptr() as usize - line.as_ptr() as usize);
+            let lone_value = word.len() >= 8
+                && word.bytes().any(|b| b.is_ascii_alphabetic())
+                && word
+                    .bytes()
+                    .any(|b| b.is_ascii_digit() || b"!#$%^&*+=?~".contains(&b))
+                && !word.contains(['/', '\\', ':', '(', ')', '<', '>', '"', '\'', '`'])
+                && !word
+                    .split_once('@')
+                    .is_some_and(|(_, host)| host.contains('.'))
+                && !is_placeholder(word)
+                && !is_reference(word);
+            if lone_value {
+                return Some(at..at + word.len());
+            }
+        }
+    }
     // A value glued to the label (`password=…`) is an assignment's, not this rule's.
     let glued = text[window.clone()]
         .chars()
@@ -1316,8 +1399,15 @@ fn value_after(
         && line
             .split(char::is_whitespace)
             .next()
-            .is_some_and(|suffix| suffix.chars().all(char::is_alphabetic));
+            .is_some_and(|suffix| {
+                suffix
+                    .chars()
+                    .all(|c| c.is_alphabetic() || c == '\'' || c == '’')
+            });
     let mut next_is_value = !strict_label && (!glued || inflected);
+    // Whether the word before said a value follows (`is`, `:`), not only the label.
+    // `password’s …` says it too.
+    let mut introduced = glued && inflected && line.starts_with(['\'', '’']);
     let mut skip = glued;
     for (from, word) in words_of(line) {
         if std::mem::take(&mut skip) && from == 0 {
@@ -1326,14 +1416,58 @@ fn value_after(
         let (offset, trimmed) = trim_word(word);
         let said_next = std::mem::take(&mut next_is_value);
         let loose = foreign_value(label_word, trimmed)
-            || (said_next && (reads_typed(trimmed) || (with_label && unusual_word(trimmed))));
+            || (said_next
+                && (reads_typed(trimmed)
+                    || (std::mem::take(&mut introduced) && made_up_word(trimmed))
+                    || (with_label && unusual_word(trimmed))));
         if loose || reads_generated(trimmed) || mixed_value(trimmed) {
             let at = window.start + from + offset;
             return Some(at..at + trimmed.len());
         }
         next_is_value = !strict_label && introduces_value(word);
+        introduced = next_is_value;
     }
     None
+}
+
+/// Lower-case letters no language spells, long enough for a made-up word (`dcdsamga`): said
+/// after its label and a word that introduces a value (`is`, `:`), such a word is the value.
+fn made_up_word(s: &str) -> bool {
+    s.len() >= 6 && s.bytes().all(|b| b.is_ascii_lowercase()) && unspelled(s)
+}
+
+/// A lower-case word no language spells: no vowel, four consonants in a row, or few vowels
+/// with three in a row or two at the start that begin no English word (`gsimhefx`).
+fn unspelled(s: &str) -> bool {
+    const ONSETS: &[&str] = &[
+        "bl", "br", "ch", "cl", "cr", "dr", "dw", "fl", "fr", "gl", "gn", "gr", "kn", "ph", "pl",
+        "pr", "ps", "sc", "sh", "sk", "sl", "sm", "sn", "sp", "st", "sv", "sw", "th", "tr", "tw",
+        "wh", "wr", "kr", "kl", "zw", "sz", "pf", "sch",
+    ];
+    let vowel = |c: char| matches!(c, 'a' | 'e' | 'i' | 'o' | 'u' | 'y');
+    let run = s.split(vowel).map(str::len).max().unwrap_or(0);
+    let onset = s.split(vowel).next().unwrap_or_default();
+    let odd_onset = onset.len() >= 2 && !ONSETS.contains(&&onset[..2]);
+    !s.contains(vowel)
+        || run >= 4
+        || (vowel_share(s) < 0.3 && ((s.len() >= 8 && run >= 3) || odd_onset))
+}
+
+/// A word of a made-up phrase: no vowel, three consonants in a row, or two at the start
+/// that begin no English word (`q` without `u` among them).
+fn odd_word(s: &str) -> bool {
+    const ONSETS: &[&str] = &[
+        "bl", "br", "ch", "cl", "cr", "dr", "dw", "fl", "fr", "gh", "gl", "gn", "gr", "kh", "kn",
+        "ph", "pl", "pn", "pr", "ps", "sc", "sh", "sk", "sl", "sm", "sn", "sp", "sq", "st", "sv",
+        "sw", "th", "tr", "ts", "tw", "wh", "wr", "kr", "kl", "zw", "sz", "pf",
+    ];
+    let vowel = |c: char| matches!(c, 'a' | 'e' | 'i' | 'o' | 'u' | 'y');
+    let run = s.split(vowel).map(str::len).max().unwrap_or(0);
+    let onset = s.split(vowel).next().unwrap_or_default();
+    !s.contains(vowel)
+        || run >= 3
+        || (s.contains('q') && !s.contains("qu"))
+        || (onset.len() >= 2 && !ONSETS.contains(&&onset[..2]))
 }
 
 /// A word after which a value is said: `:`, `=`, a dash, a word ending in `:`, a copula
@@ -1515,7 +1649,9 @@ pub(super) fn made_up_words(text: &str, value: Range<usize>) -> Option<Range<usi
     let app_password = near(value.start.saturating_sub(80)..value.start)
         || near(value.end..(value.end + 80).min(text.len()));
     let four_by_four = words.len() == 4 && words.iter().all(|w| w.len() == 4);
-    let made_up = vowel_share(&text[value.clone()]) < 0.3;
+    // Few vowels in all, or half the words or more spelled by no language.
+    let made_up = vowel_share(&text[value.clone()]) < 0.3
+        || words.iter().filter(|w| odd_word(w)).count() * 2 >= words.len();
     ((app_password && four_by_four) || made_up).then_some(value)
 }
 

@@ -55,13 +55,14 @@ use regex::Regex;
 
 use super::check::{
     LOGIN_CALLS, answer_value, bare_bearer, delimited_password, encoded_json_token,
-    generated_flag_value, generated_password, generated_token, generated_word_in, high_entropy,
-    in_secret_array, in_secret_block, keep, keyed_token, login_call_argument, made_up_words,
-    mixed_case_with_digits, named_value, not_documentation_example, passphrase_value,
-    password_flag, password_value, pin_digits, prefixed_random_token, prose_value, random_looking,
-    random_token, recovery_codes, secret_table_cell, short_password_value, sk_key, slack_token,
-    spaced_password, sql_or_flag_password, token_flag, token_value, typed_value, typed_word,
-    url_password, url_signature,
+    generated_flag_value, generated_password, generated_quoted, generated_token, generated_word_in,
+    high_entropy, in_secret_array, in_secret_block, keep, keyed_token, login_call_argument,
+    made_up_words, mixed_case_with_digits, named_value, not_documentation_example,
+    passphrase_value, password_flag, password_value, pin_digits, pin_digits_not_year,
+    prefixed_random_token, prose_value, random_looking, random_token, recovery_codes,
+    secret_table_cell, short_password_value, sk_key, slack_token, spaced_password,
+    sql_or_flag_password, token_flag, token_value, typed_value, typed_word, url_password,
+    url_signature, user_password,
 };
 use super::compile;
 use super::services;
@@ -102,7 +103,7 @@ impl Spec {
 /// escaped once more (`\"password\": \"…\"`).
 macro_rules! quoted_value {
     () => {
-        r#"(?:\\?"([^"\\\r\n]+)\\?"|'([^'\r\n]+)'|`([^`\r\n]+)`)"#
+        r#"(?:\\?"([^"\\\r\n]+)\\?"|\$?'([^'\r\n]+)'|`([^`\r\n]+)`)"#
     };
 }
 
@@ -131,7 +132,7 @@ macro_rules! assignment {
         concat!(
             "(?:",
             $keys,
-            r#")\\?["']?\*{0,2}(?:[ \t]*(?::=|=>|\?=|=)[ \t]*"#,
+            r#")\\?["']?\]?\*{0,2}(?:[ \t]*(?::=|=>|\?=|=)[ \t]*"#,
             value!(),
             r"|[ \t]*:(?:\*\*)?[ \t]+",
             value!(),
@@ -214,13 +215,33 @@ pub(super) const SPECS: &[Spec] = &[
     },
     Spec {
         kind: "passphrase",
-        keywords: &["unlock", "app password"],
+        keywords: &[
+            "unlock",
+            "app password",
+            "phrase",
+            "fras",
+            "jelmondat",
+            "tunnuslause",
+            "wachtzin",
+            "fráze",
+            "fraze",
+            "fraza",
+            "фраз",
+            "φράση",
+            "パスフレーズ",
+            "密码短语",
+            "문구",
+        ],
         // Made-up words typed to unlock something (`unlocks with epiq vmczk …`, `to unlock
-        // the disk at boot type xbxfr oyrozl …`), and an app password in Google's four groups of four
+        // the disk at boot type xbxfr oyrozl …`) or said after a passphrase named in any of
+        // the languages `redact` reads, by `:` or a copula ("the passphrase on my key is the
+        // same four words as …: …", "lösenfrasen … är …"), and an app password in Google's four groups of four
         // letters: the check wants words no language spells (two without a vowel) unless
         // the label is an app password.
         pattern: Pattern::Regex(concat!(
-            r"(?:(?i-u:unlock)[^\r\n]{0,60}?[ \t](?i-u:with|type|enter)|(?i-u:app[ \t]+password(?:[ \t]+is)?)[ \t]*:?)[ \t]+((?:[a-z]{3,8}[ \t]+){3,7}[a-z]{3,8})",
+            r"(?:(?i-u:unlock)[^\r\n]{0,60}?[ \t](?i-u:with|type|enter)|(?i-u:app[ \t]+password(?:[ \t]+is)?)[ \t]*:?",
+            r"|(?i:pass[ \t-]?phrase|passfras|lösenfras|losenfras|jelmondat|tunnuslause|wachtzin|frase[ \t]+(?:de[ \t]+)?(?:contraseña|senha|passe|secreta)|phrase[ \t]+(?:de[ \t]+passe|secr[eè]te)|heslov[aá][ \t]+fr[aá]ze|fraza[ \t]+(?:has(?:ł|l)a|dost[eę]pu)|парольн[а-я]+[ \t]+фраз|κωδική[ \t]+φράση|パスフレーズ|密码短语|암호[ \t]?문구)",
+            r"[^\r\n]{0,60}(?::|[ \t](?:is|are|was|är|er|ist|est|es|é|è|jest|je|on|van|là|это|είναι)))[ \t]+((?:[a-z]{3,8}[ \t]+){3,7}[a-z]{3,8})",
             r"|(?-u:\b)([a-z]{4}(?:[ \t][a-z]{4}){3})[ \t]+as[ \t]+(?:the|my|an?)[ \t]+(?:[A-Za-z]+[ \t]+)?(?i-u:app[ \t]+password)",
         )),
         accept: made_up_words,
@@ -266,6 +287,31 @@ pub(super) const SPECS: &[Spec] = &[
             r"(?:பின்|पिन|পিন|ピン|핀|[Пп]ин|ПИН|(?:ال)?رقم[ \t]ال?سري|رمز[ \t]پین)(?:[-‐][Кк]од|[ \t]?(?:コード|번호|नंबर))?[^\r\n0-9]{0,30}?(?-u:\b)([0-9]{4,8})(?-u:\b)",
         ),
         accept: pin_digits,
+    },
+    Spec {
+        kind: "pin",
+        keywords: &[
+            "pin",
+            "puk",
+            "kód",
+            "koodi",
+            "код",
+            "Код",
+            "קוד",
+            "暗証番号",
+            "kod",
+            "código",
+            "codice",
+        ],
+        // A PIN named in a sentence of any language (`PIN` is the word in most), the digits
+        // a few words on ("το PIN της κάρτας μου είναι …", "mã PIN thẻ ATM … là …", "the
+        // parental-controls PIN (…)"), and the code of a door, a gate or an intercom named
+        // by the word for a code ("kód od brány je …", "ovikoodi on …", "код від домофону
+        // …", "הקוד של האינטרקום …", "暗証番号 …"): no digit, no sentence's end between.
+        pattern: Pattern::Regex(
+            r"(?:(?-u:\b)(?:PIN|PUK)|[Kk]ód|KÓD|[Kk]oodi|KOODI|[Кк]од|КОД|קוד|暗証番号|(?-u:\b)[Kk]od[eu]?(?-u:\b)|[Cc]ódigo|[Cc]odice)[^\r\n0-9.!?;]{0,40}?(?-u:\b)([0-9]{4,8})(?-u:\b)",
+        ),
+        accept: pin_digits_not_year,
     },
     Spec {
         kind: "card-code",
@@ -521,6 +567,26 @@ pub(super) const SPECS: &[Spec] = &[
         accept: high_entropy,
     },
     Spec {
+        kind: "service-token",
+        keywords: &["aio_", "perm:", "nsec1", "ifttt.com"],
+        // Formats gitleaks' list lacks or names only beside a keyword: Adafruit IO's
+        // `aio_` key, a YouTrack permanent token (`perm:` and three dotted parts), a Nostr
+        // secret key (`nsec1`, bech32), and the key in an IFTTT Webhooks URL.
+        pattern: Pattern::Regex(concat!(
+            r"(?-u:\b)(?:aio_[A-Za-z0-9]{28,}|perm:[A-Za-z0-9+/=_-]{2,}\.[A-Za-z0-9+/=_-]{2,}\.[A-Za-z0-9]{20,}|nsec1[a-z0-9]{58,})",
+            r"|maker\.ifttt\.com/(?:trigger/[^/\s]+/(?:json/)?with/)?(?:key|use)/([A-Za-z0-9_-]{16,})",
+        )),
+        accept: high_entropy,
+    },
+    Spec {
+        kind: "password",
+        keywords: &["wifi:"],
+        // The password in a Wi-Fi QR code's text (`WIFI:T:WPA;S:…;P:…;;`), `;` and `\`
+        // escaped by a backslash.
+        pattern: Pattern::Regex(r"(?-u:\b)WIFI:(?:[^\r\n]*?;)?P:((?:[^;\\\r\n]|\\.)+)"),
+        accept: url_password,
+    },
+    Spec {
         kind: "api-key",
         keywords: &["sk-"],
         // The `sk-` keys of other services (OpenRouter's `sk-or-v1-…`, DeepSeek's and
@@ -619,12 +685,21 @@ pub(super) const SPECS: &[Spec] = &[
             "ipmitool",
             "ldap",
             "zip",
+            "gbak",
+            "gsec",
+            "gfix",
+            "gstat",
+            "nbackup",
+            "isql-fb",
+            "fbsvcmgr",
+            "vmrun",
         ],
         // The short flags that are a password only for some commands: `sshpass -p`,
         // `mysql -p…` (joined: `-p shop` asks, and shop is the database), `redis-cli -a`,
         // `security add-generic-password -w`, `docker login -p` and the other registry
         // logins, `twine -p`, `mongo -p`, `mosquitto_pub -P`, `ipmitool -P`, `zip -P`,
-        // `ldapsearch -w`.
+        // `ldapsearch -w`, the new password of `ldappasswd -s`, Firebird's `gbak -pas` and
+        // the guest's password of `vmrun -gp`.
         pattern: Pattern::Regex(concat!(
             r"(?-u:\b)(?:sshpass[^\r\n|;&]*?[ \t]-p[ \t]*",
             flag_value!(),
@@ -641,6 +716,12 @@ pub(super) const SPECS: &[Spec] = &[
             r"|(?:mosquitto_(?:pub|sub|rr)|ipmitool|zip)[^\r\n|;&]*?[ \t]-P[ \t]+",
             flag_value!(),
             r"|ldap(?:search|add|modify|delete|modrdn|compare|whoami|passwd|exop)[^\r\n|;&]*?[ \t]-w[ \t]+",
+            flag_value!(),
+            r"|ldappasswd[^\r\n|;&]*?[ \t]-s[ \t]+",
+            flag_value!(),
+            r"|(?:gbak|gsec|gfix|gstat|nbackup|isql-fb|fbsvcmgr)[^\r\n|;&]*?[ \t]-pas(?:sword)?[ \t]+",
+            flag_value!(),
+            r"|vmrun[^\r\n|;&]*?[ \t]-gp[ \t]+",
             flag_value!(),
             r")"
         )),
@@ -779,6 +860,46 @@ pub(super) const SPECS: &[Spec] = &[
             r"(?:(?m:^)|[ \t])(?:[A-Za-z0-9_-]*[A-Za-z.][A-Za-z0-9_.-]*|\*|\[[0-9A-Fa-f:]+\]):(?:[0-9]{1,5}|\*):(?:[^:\s\\]|\\.)+:(?:[^:\s\\]|\\.)+:((?:[^:\s\\]|\\.)+)(?:[ \t\r]|(?m:$))",
         ),
         accept: password_flag,
+    },
+    Spec {
+        kind: "password",
+        keywords: &[
+            "wpa_passphrase",
+            "setairportnetwork",
+            "isql",
+            "stdin",
+            "sudo -s",
+            "chpasswd",
+        ],
+        // A password as a positional argument: `wpa_passphrase SSID …`, `networksetup
+        // -setairportnetwork en0 SSID …`, unixODBC's `isql DSN USER …`; and one written
+        // into a command that reads it from its input (`printf '%s' '…' | hdiutil attach
+        // -stdinpass`, `echo … | sudo -S`, `| passwd --stdin`, `| chpasswd`).
+        pattern: Pattern::Regex(concat!(
+            r#"(?:(?-u:\b)wpa_passphrase[ \t]+(?:"[^"\r\n]*"|'[^'\r\n]*'|[^\s"']+)[ \t]+"#,
+            flag_value!(),
+            r#"|(?-u:\b)networksetup[ \t]+-setairportnetwork[ \t]+\S+[ \t]+(?:"[^"\r\n]*"|'[^'\r\n]*'|[^\s"']+)[ \t]+"#,
+            flag_value!(),
+            r"|(?-u:\b)isql(?:[ \t]+-[A-Za-z0-9]+)*[ \t]+[^\s-]\S*[ \t]+[^\s-]\S*[ \t]+",
+            flag_value!(),
+            r#"|(?-u:\b)(?:printf|echo)(?:[ \t]+-[neE]+)*(?:[ \t]+(?:'%s[^'\r\n]*'|"%s[^"\r\n]*"))?[ \t]+"#,
+            flag_value!(),
+            r"[ \t]*\|[^\r\n]*?(?:stdin|sudo[ \t]+-S|chpasswd))",
+        )),
+        accept: password_flag,
+    },
+    Spec {
+        kind: "password",
+        keywords: &["@", "bundle_"],
+        // A password between a user and a host without a scheme (impacket's
+        // `corp/administrator:…@10.0.0.5`, `smbclient`'s and `sshpass`'s targets), and a
+        // gem source's `user:password` in Bundler's config, both (the halves of a licence key) (`BUNDLE_GEMS__EXAMPLE__COM:
+        // "user:…"`).
+        pattern: Pattern::Regex(concat!(
+            r#"(?:(?:(?m:^)|[\s'"=(])(?:[A-Za-z0-9_.-]+/)?[A-Za-z0-9_.\\-]+:([^\s'"/][^\s'"]{3,}?)@(?:[0-9]{1,3}(?:\.[0-9]{1,3}){3}|[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+)(?:[\s'":/]|(?m:$))"#,
+            r#"|(?m:^)[ \t]*BUNDLE_[A-Z0-9_]*__[A-Z0-9_]+[ \t]*[:=][ \t]*["']?([^\s:"']+:[^\s"']+))"#,
+        )),
+        accept: user_password,
     },
     Spec {
         kind: "password",
@@ -937,14 +1058,14 @@ pub(super) const SPECS: &[Spec] = &[
         // first entry of a `chap-secrets` or `pap-secrets` file, a Cisco `password 0 …`, the
         // second line of an OpenVPN `auth-user-pass` file, the password argument of a login call
         // (`mysqli_connect(host, user, '…')`, `getConnection(url, user, "…")`, `auth=(user,
-        // '…')`, `.login(user, '…')`, Ruby's `basic_auth "user", "…"`, Rust's `Some("…")`),
+        // '…')`, `.login(user, '…')`, Ruby's `basic_auth "user", "…"`, Haskell's `applyBasicAuth "user" "…"`, Rust's `Some("…")`),
         // libcurl's `CURLOPT_USERPWD`, and SQL's `IDENTIFIED BY '…'` and `PASSWORD '…'`.
         pattern: Pattern::Regex(concat!(
-            r"(?:(?-u:\b)(?:ENV|ARG)[ \t][ \t]*[A-Za-z0-9_]*(?:PASSWORD|PASSWD|PASS|PWD|SECRET|TOKEN|API_?KEY|PRIVATE_?KEY)[A-Za-z0-9_]*[ \t]+",
+            r"(?:(?-u:\b)(?:ENV|ARG|SetEnv)[ \t][ \t]*[A-Za-z0-9_]*(?:PASSWORD|PASSWD|PASS|PWD|SECRET|TOKEN|API_?KEY|PRIVATE_?KEY)[A-Za-z0-9_]*[ \t]+",
             flag_value!(),
             r#"|["'][#.]?[A-Za-z0-9_.-]*(?:[Pp]ass(?:word|wd)?|PASS(?:WORD|WD)?|[Pp]wd|PWD|[Ss]ecret|SECRET|[Tt]oken|TOKEN|[Aa]pi_?[Kk]ey|API_?KEY)[A-Za-z0-9_.-]*["'],[ \t]*"#,
             quoted_value!(),
-            r#"|["'][^"'\s]{0,80}?(?:[Pp]ass(?:word|wd)?|PASS(?:WORD|WD)?|[Pp]wd|PWD|[Ss]ecret|SECRET|[Tt]oken|TOKEN|[Aa]pi_?[Kk]ey|API_?KEY)[A-Za-z0-9_.-]*["'][ \t]*[)\]][ \t]*=[ \t]*"#,
+            r#"|["'][^"'\s]{0,80}?(?:[Pp]ass(?:word|wd)?|PASS(?:WORD|WD)?|[Pp]wd|PWD|[Ss]ecret|SECRET|[Tt]oken|TOKEN|[Aa]pi[_-]?[Kk]ey|API[_-]?KEY)[A-Za-z0-9_.-]*["'][ \t]*[)\]][ \t]*=[ \t]*"#,
             quoted_value!(),
             r"|<(?:[A-Za-z_-]+:)?[A-Za-z_.-]*(?:[Pp]assword|PASSWORD|[Pp]asswd|[Pp]assphrase|[Ss]ecret|SECRET|[Tt]oken|TOKEN|[Aa]pi[Kk]ey)[A-Za-z_.-]*>([^<\r\n]+)</",
             r"|<(?:[A-Za-z_-]+:)?[A-Za-z_.-]*(?:[Pp]ass(?:word|wd|phrase)?|PASS(?:WORD|WD)?|[Pp]wd|PWD|[Ss]ecret|SECRET|[Tt]oken|TOKEN|[Aa]pi[Kk]ey)[ \t][^<>\r\n]*>([^<\r\n]+)</",
@@ -960,6 +1081,8 @@ pub(super) const SPECS: &[Spec] = &[
             r#"|(?:mysqli?_(?:real_)?connect|new[ \t]+mysqli|PDO|[Gg]etConnection|[Cc]onnect)\([ \t]*(?:"[^"\r\n]*"|'[^'\r\n]*'|[A-Za-z_$][A-Za-z0-9_.$]*)[ \t]*,[ \t]*(?:"[^"\r\n]*"|'[^'\r\n]*'|[A-Za-z_$][A-Za-z0-9_.$]*)[ \t]*,[ \t]*"#,
             quoted_value!(),
             r#"|(?-u:\b)(?:auth|HTTPBasicAuth|HTTPDigestAuth|BasicAuth|NetworkCredential|UsernamePasswordCredentials|PasswordAuthentication|basic_auth|set_basic_auth|login)(?:\(|=\(|[ ]=[ ]\(|[ \t]+)[ \t]*(?:"[^"\r\n]*"|'[^'\r\n]*'|[A-Za-z_$][A-Za-z0-9_.$]*)[ \t]*,[ \t]*(?:Some\([ \t]*)?"#,
+            quoted_value!(),
+            r#"|(?-u:\b)applyBasicAuth[ \t]+(?:"[^"\r\n]*"|\S+)[ \t]+"#,
             quoted_value!(),
             r"|CURLOPT_(?:USERPWD|PASSWORD|PROXYUSERPWD|PROXYPASSWORD|KEYPASSWD)[ \t]*,[ \t]*",
             quoted_value!(),
@@ -1038,13 +1161,14 @@ pub(super) const SPECS: &[Spec] = &[
         ],
         // A credential in code that no assignment names: the default of a placeholder whose
         // key names one (`${DB_PASSWORD:-…}`, Spring's `${shop.db.password:…}`), the literal
-        // passed to a method named for one (`.password("…")`, `setPassword("…")`,
+        // passed alone to a method named for one (`.password("…")`, `setPassword("…")`,
         // `with_api_key("…")`), and the key of an HMAC (`hash_hmac(algo, data, '…')`,
         // `hmac.new(b'…'`, `createHmac('sha256', '…')`, `new SecretKeySpec("…"`).
         pattern: Pattern::Regex(concat!(
             r"(?:\$\{[A-Za-z0-9_.-]*(?i:pass(?:word|wd|phrase)?|pwd|secret|token|api[_.-]?key|private[_.-]?key)[A-Za-z0-9_.-]*:-?([^}\s]+)\}",
             r"|(?:\.|(?-u:\b)(?:set|with)_?)(?:[Pp]ass(?:word|wd|phrase)|[Ss]ecret|[Tt]oken|[Aa]pi_?[Kk]ey|[Cc]lient_?[Ss]ecret|[Aa]ccess_?[Tt]oken)\([ \t]*&?(?:b|r|@)?",
             quoted_value!(),
+            r"[ \t]*\)",
             r"|(?-u:\b)hash_hmac\([^,\r\n]+,[^,\r\n]+,[ \t]*",
             quoted_value!(),
             r"|(?-u:\b)(?:createHmac|hmac\.new|HMAC\.new|hmac\.New|Hmac(?:Sha[0-9]+)?::new_from_slice|HMAC)\((?:[ \t]*(?:'[^'\r\n]*'|\x22[^\x22\r\n]*\x22|[A-Za-z0-9_.:]+)[ \t]*,)?[ \t]*(?:\[\]byte\()?&?(?:b|r)?",
@@ -1069,7 +1193,7 @@ pub(super) const SPECS: &[Spec] = &[
     },
     Spec {
         kind: "password",
-        keywords: &["token", "secret", "credentials", "passwords", "oauth"],
+        keywords: &["token", "secret", "credentials", "password", "oauth"],
         // Each value of a block or section named for secrets (HCL's `tokens { agent =
         // "…" }`, YAML's `credentials:` and the keys under it, TOML's `[secrets]`): its
         // keys name what the values are for, not that they are secret.
@@ -1361,6 +1485,10 @@ pub(super) const SPECS: &[Spec] = &[
             "apikey",
             "typing",
             "typed",
+            "safe word",
+            "safeword",
+            "code word",
+            "codeword",
             "contrasenya",
             "laluan",
             "nenosiri",
@@ -1428,7 +1556,7 @@ pub(super) const SPECS: &[Spec] = &[
         // a secret, an API key or a login, or saying it was typed (the pattern finds the word; the check reads on after it) ("мой пароль от почты …", "the netflix login changed, new one is …",
         // "log into 192.168.1.1 as admin with …", "temp credentials are jdoe and …").
         pattern: Pattern::Regex(
-            r"(?:(?-u:\b)(?:mot[ \t]de[ \t]passe|Mot[ \t]de[ \t]passe|MOT[ \t]DE[ \t]PASSE|adgangskode(?:n|r|rne)?|Adgangskode(?:n|r|rne)?|ADGANGSKODE(?:N|R|RNE)?|credentials|Credentials|CREDENTIALS|contrasena|Contrasena|CONTRASENA|wachtwoord|Wachtwoord|WACHTWOORD|kata[ \t]sandi|Kata[ \t]sandi|KATA[ \t]SANDI|credential|Credential|CREDENTIAL|passwords|Passwords|PASSWORDS|password|Password|PASSWORD|passwort|Passwort|PASSWORT|passcode|Passcode|PASSCODE|kennwort|Kennwort|KENNWORT|salasana|Salasana|SALASANA|mat[ \t]khau|Mat[ \t]khau|MAT[ \t]KHAU|log[ \t]into|Log[ \t]into|LOG[ \t]INTO|login[ \t]to|Login[ \t]to|LOGIN[ \t]TO|passord(?:et|ene)?|Passord(?:et|ene)?|PASSORD(?:ET|ENE)?|contrasenya|Contrasenya|CONTRASENYA|kata[ \t]laluan|Kata[ \t]laluan|KATA[ \t]LALUAN|nenosiri|Nenosiri|NENOSIRI|pasword|Pasword|passowrd|Passowrd|signing[ \t]in(?:to)?|Signing[ \t]in(?:to)?|logging[ \t]in(?:to)?|Logging[ \t]in(?:to)?|sign[ \t]in|Sign[ \t]in|SIGN[ \t]IN|passwd|Passwd|PASSWD|parola|Parola|PAROLA|jelszo|Jelszo|JELSZO|logins|Logins|LOGINS|log[ \t]in|Log[ \t]in|LOG[ \t]IN|signin|Signin|SIGNIN|clave|Clave|CLAVE|senha|Senha|SENHA|haslo|Haslo|HASLO|hasla|Hasla|HASLA|sifre|Sifre|SIFRE|heslo|Heslo|HESLO|login|Login|LOGIN|creds|Creds|CREDS|wi-fi|Wi-fi|WI-FI|pass|Pass|PASS|wifi|Wifi|WIFI|pwd|Pwd|PWD|mdp|Mdp|MDP|pin|Pin|PIN|secret|Secret|SECRET|api[ \t]key|API[ \t]key|API[ \t]KEY|apikey|apiKey|APIKEY|typing|Typing|typed|Typed|(?:[Aa]ccess|ACCESS|[Rr]efresh|REFRESH|[Aa]pi|API|[Aa]uth|AUTH|[Bb]earer|[Ss]ession|[Bb]ot|[Tt]unnel|[Jj]oin|[Nn]ode|[Dd]ev|[Pp]ersonal|[Ss]ecret|[Ss]ervice|[Dd]eploy|[Rr]egistration|[Ee]nrollment|[Mm]y|[Tt]he|[Nn]ew)[ \t](?:tokens?|Tokens?|TOKENS?)|(?:[Aa]ccess|[Aa]pi|API|[Aa]uth|[Dd]ev|[Ee]ncryption|[Ee]nrollment|[Jj]oin|[Ll]icen[cs]e|[Mm]aster|[Nn]ode|[Pp]rivate|[Pp]roduct|[Rr]ecovery|[Rr]egistration|[Ss]ecret|[Ss]ession|[Ss]igning|[Tt]unnel|[Uu]nseal)[ \t](?:[Kk]eys?|KEYS?)|[Uu]nseal|UNSEAL|[Rr]otated|[Rr]otating|[Rr]otate|(?i:encrypt|password|protect|locked)[^\r\n]{0,80}?(?:opens|unlocks|open[ \t]it|decrypts?(?:[ \t]it)?)[ \t]with)(?-u:\b)|(?:contraseña|Contraseña|hasło|Hasło|пароль|Пароль|пароля|Пароля|паролем|Паролем|lösenord|Lösenord|lösenordet|Lösenordet|şifre|Şifre|şifrem|Şifrem|şifreniz|Şifreniz|jelszó|Jelszó|jelszav|Jelszav|κωδικ|Κωδικ|ΚΩΔΙΚ|συνθηματικ|Συνθηματικ|mật[ \t]khẩu|Mật[ \t]khẩu|密码|密碼|비밀번호|パスワード|סיסמ|رمز[ \t]عبور|รหัสผ่าน|[Ll]ykilor|[Ll]ozink|LOZINK|[Gg]esl[oa]|[Ss]lapta(?:ž|z)od|[Pp]arol|PAROL|[Pp]arool|[Ww]agwoord|[Cc]yfrinair|[Pp]asfhocal|[Ff]jal(?:ë|e)kalim|[Pp]asahitz|(?:ş|Ş|s|S)ifrə|[Ii]phasiwedi|[Kk]almar[ \t]sirri|[Пп]арол|ПАРОЛ|[Лл]озинк|ЛОЗИНК|құпия[ \t]сөз|[Нн]ууц[ \t]үг|كلمة[ \t](?:السر|المرور|سر)|الرقم[ \t]السري|پاس[ \t]?ورڈ|پاسورډ|पासवर्ड|পাসও|கடவுச்சொல்|పాస్|ಪಾಸ್|പാസ്|પાસવર્ડ|ਪਾਸਵਰਡ|මුරපද|პაროლ|գաղտնաբառ|የይለፍ[ \t]ቃል|ពាក្យសម្ងាត់|ລະຫັດຜ່ານ|စကားဝှက်))",
+            r"(?:(?-u:\b)(?:mot[ \t]de[ \t]passe|Mot[ \t]de[ \t]passe|MOT[ \t]DE[ \t]PASSE|adgangskode(?:n|r|rne)?|Adgangskode(?:n|r|rne)?|ADGANGSKODE(?:N|R|RNE)?|credentials|Credentials|CREDENTIALS|contrasena|Contrasena|CONTRASENA|wachtwoord|Wachtwoord|WACHTWOORD|kata[ \t]sandi|Kata[ \t]sandi|KATA[ \t]SANDI|credential|Credential|CREDENTIAL|passwords|Passwords|PASSWORDS|password|Password|PASSWORD|passwort|Passwort|PASSWORT|passcode|Passcode|PASSCODE|kennwort|Kennwort|KENNWORT|salasana|Salasana|SALASANA|mat[ \t]khau|Mat[ \t]khau|MAT[ \t]KHAU|log[ \t]into|Log[ \t]into|LOG[ \t]INTO|login[ \t]to|Login[ \t]to|LOGIN[ \t]TO|passord(?:et|ene)?|Passord(?:et|ene)?|PASSORD(?:ET|ENE)?|contrasenya|Contrasenya|CONTRASENYA|kata[ \t]laluan|Kata[ \t]laluan|KATA[ \t]LALUAN|nenosiri|Nenosiri|NENOSIRI|pasword|Pasword|passowrd|Passowrd|signing[ \t]in(?:to)?|Signing[ \t]in(?:to)?|logging[ \t]in(?:to)?|Logging[ \t]in(?:to)?|sign[ \t]in|Sign[ \t]in|SIGN[ \t]IN|passwd|Passwd|PASSWD|parola|Parola|PAROLA|jelszo|Jelszo|JELSZO|logins|Logins|LOGINS|log[ \t]in|Log[ \t]in|LOG[ \t]IN|signin|Signin|SIGNIN|clave|Clave|CLAVE|senha|Senha|SENHA|haslo|Haslo|HASLO|hasla|Hasla|HASLA|sifre|Sifre|SIFRE|heslo|Heslo|HESLO|login|Login|LOGIN|creds|Creds|CREDS|wi-fi|Wi-fi|WI-FI|pass|Pass|PASS|wifi|Wifi|WIFI|pwd|Pwd|PWD|mdp|Mdp|MDP|pin|Pin|PIN|secret|Secret|SECRET|api[ \t]key|API[ \t]key|API[ \t]KEY|apikey|apiKey|APIKEY|typing|Typing|typed|Typed|[Ss]afe[ \t]?word|SAFE[ \t]?WORD|[Cc]ode[ \t]?word|CODE[ \t]?WORD|(?:[Aa]ccess|ACCESS|[Rr]efresh|REFRESH|[Aa]pi|API|[Aa]uth|AUTH|[Bb]earer|[Ss]ession|[Bb]ot|[Tt]unnel|[Jj]oin|[Nn]ode|[Dd]ev|[Pp]ersonal|[Ss]ecret|[Ss]ervice|[Dd]eploy|[Rr]egistration|[Ee]nrollment|[Mm]y|[Tt]he|[Nn]ew)[ \t](?:tokens?|Tokens?|TOKENS?)|(?:[Aa]ccess|[Aa]pi|API|[Aa]uth|[Dd]ev|[Ee]ncryption|[Ee]nrollment|[Jj]oin|[Ll]icen[cs]e|[Mm]aster|[Nn]ode|[Pp]rivate|[Pp]roduct|[Rr]ecovery|[Rr]egistration|[Ss]ecret|[Ss]ession|[Ss]igning|[Tt]unnel|[Uu]nseal)[ \t](?:[Kk]eys?|KEYS?)|[Uu]nseal|UNSEAL|[Rr]otated|[Rr]otating|[Rr]otate|(?i:encrypt|password|protect|locked)[^\r\n]{0,80}?(?:opens|unlocks|open[ \t]it|decrypts?(?:[ \t]it)?)[ \t]with)(?-u:\b)|(?:contraseña|Contraseña|hasło|Hasło|пароль|Пароль|пароля|Пароля|паролем|Паролем|lösenord|Lösenord|lösenordet|Lösenordet|şifre|Şifre|şifrem|Şifrem|şifreniz|Şifreniz|jelszó|Jelszó|jelszav|Jelszav|κωδικ|Κωδικ|ΚΩΔΙΚ|συνθηματικ|Συνθηματικ|mật[ \t]khẩu|Mật[ \t]khẩu|密码|密碼|비밀번호|パスワード|סיסמ|رمز[ \t]عبور|รหัสผ่าน|[Ll]ykilor|[Ll]ozink|LOZINK|[Gg]esl[oa]|[Ss]lapta(?:ž|z)od|[Pp]arol|PAROL|[Pp]arool|[Ww]agwoord|[Cc]yfrinair|[Pp]asfhocal|[Ff]jal(?:ë|e)kalim|[Pp]asahitz|(?:ş|Ş|s|S)ifrə|[Ii]phasiwedi|[Kk]almar[ \t]sirri|[Пп]арол|ПАРОЛ|[Лл]озинк|ЛОЗИНК|құпия[ \t]сөз|[Нн]ууц[ \t]үг|كلمة[ \t](?:السر|المرور|سر)|الرقم[ \t]السري|پاس[ \t]?ورڈ|پاسورډ|पासवर्ड|পাসও|கடவுச்சொல்|పాస్|ಪಾಸ್|പാസ്|પાસવર્ડ|ਪਾਸਵਰਡ|මුරපද|პაროლ|գաղտնաբառ|የይለፍ[ \t]ቃል|ពាក្យសម្ងាត់|ລະຫັດຜ່ານ|စကားဝှက်))",
         ),
         accept: generated_word_in,
     },
@@ -1474,6 +1602,21 @@ pub(super) const SPECS: &[Spec] = &[
             r#"(?-u:\b)(?:PIN|[Pp]in|PUK2?|[Pp]asscode|PASSCODE|(?:[Aa]larm|[Dd]oor|[Gg]ate|[Gg]arage|[Ss]afe|[Ll]ock|[Kk]eypad|[Ee]ntry)[ \t]+code)(?:[ -]?(?:[Cc]ode|[Nn]umber))?[ \t]+["'`]?([0-9]{4,8})(?-u:\b)"#,
         ),
         accept: pin_digits,
+    },
+    Spec {
+        kind: "token",
+        keywords: &["key", "token", "secret", "pass", "pwd"],
+        // A quoted value that reads as generated after a name for a key, a token, a secret
+        // or a password, with no `=` or `:` between or more than one: C's `#define
+        // WEATHER_API_KEY "…"`, a table's `["X-Api-Key"] = "…"`, Gradle's
+        // `buildConfigField("String", "WEATHER_KEY", "\"…\"")`, Bicep's `param
+        // sqlAdminPassword string = '…'`, Apache's `SetEnv NAME "…"`.
+        pattern: Pattern::Regex(concat!(
+            r#"(?-u:\b)(?:[A-Za-z0-9_.-]+(?:[Kk]ey|KEY)|[A-Za-z0-9_.-]*(?:[Tt]oken|TOKEN|[Ss]ecret|SECRET|[Pp]ass(?:word|wd)?|PASS(?:WORD|WD)?|[Pp]wd|PWD))(?-u:\b)(?:\\?["'`])?\]?(?:[ \t]+(?:string|String|secureString|str))?(?:[ \t]*[,=:][ \t]*|[ \t]+)(?:"\\"([^"\\\r\n]+)\\""|"#,
+            quoted_value!(),
+            ")"
+        )),
+        accept: generated_quoted,
     },
     Spec {
         kind: "password",

@@ -2671,3 +2671,207 @@ fn a_secret_right_after_the_word_that_names_it_is_redacted() {
         assert_eq!(redact(text), text, "{text:?}");
     }
 }
+
+/// The ninth round, written against `held7.tsv`: a PIN or a door's code named in other
+/// languages, made-up words after a passphrase named in them, passwords as positional
+/// arguments and piped into a command, `user:…@host`, keys named in code with no `=`,
+/// formats gitleaks lacks, a value alone on the line below its label.
+#[test]
+fn the_ninth_rounds_shapes_go_but_their_look_alikes_stay() {
+    let pw = |seed| alnum(seed, 14);
+    let lower = |seed| chars_from("bcdfghjklmnpqrstvwxz", seed, 8);
+    let hex = |seed| chars_from(HEX, seed, 32);
+    let words = |seed: u64| {
+        (0..4)
+            .map(|n| chars_from("bcdfghjklmnpqrstvwxzaeiou", seed + n, 4 + n as usize % 3))
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
+    let digits = |seed| chars_from("0123456789", seed, 4);
+    assert_redacted(&[
+        ("το PIN της κάρτας μου είναι ", digits(900), ", μην", "pin"),
+        ("the parental-controls PIN (", digits(901), ") so", "pin"),
+        ("kód od brány do dvora je ", digits(902), ", pak", "pin"),
+        ("rapun ovikoodi on ", digits(903), ", hissi", "pin"),
+        ("код від домофону ", digits(904), ", квартира 17", "pin"),
+        ("הקוד של האינטרקום בכניסה הוא ", digits(905), " ואז", "pin"),
+        ("暗証番号\u{3000}", digits(906), "\u{3000}（", "pin"),
+        (
+            "the passphrase on my SSH key is the same four words as the wifi one: ",
+            words(907),
+            ", in that order",
+            "passphrase",
+        ),
+        (
+            "lösenfrasen till lösenordshanteraren är ",
+            words(908),
+            ", skriv",
+            "passphrase",
+        ),
+        (
+            "a jelmondat a jelszókezelőhöz: ",
+            words(909),
+            " – kisbetűvel",
+            "passphrase",
+        ),
+        (
+            "wpa_passphrase \"Shop Office\" '",
+            pw(910),
+            "' | sudo tee -a x",
+            "password",
+        ),
+        (
+            "networksetup -setairportnetwork en0 \"Shop\" ",
+            pw(911),
+            "",
+            "password",
+        ),
+        ("isql -v ShopDSN report ", pw(912), "", "password"),
+        (
+            "printf '%s' '",
+            pw(913),
+            "' | hdiutil attach -stdinpass x.dmg",
+            "password",
+        ),
+        ("ldappasswd -x -W -s ", pw(914), " \"uid=bob\"", "password"),
+        (
+            "vmrun -T ws -gu Administrator -gp ",
+            pw(915),
+            " runProgramInGuest",
+            "password",
+        ),
+        (
+            "gbak -b -user SYSDBA -pas ",
+            pw(916),
+            " db01:/x.fdb",
+            "password",
+        ),
+        (
+            "impacket-secretsdump 'corp.example/administrator:",
+            format!("{}!?", pw(917)),
+            "@10.0.0.5' -just-dc-ntlm",
+            "password",
+        ),
+        (
+            "BUNDLE_ENTERPRISE__CONTRIBSYS__COM: \"",
+            format!("{}:{}", &hex(918)[..8], &hex(918)[8..16]),
+            "\"",
+            "password",
+        ),
+        ("#define WEATHER_API_KEY \"", hex(919), "\"", "token"),
+        (
+            "headers = { [\"X-Api-Key\"] = \"",
+            hex(920),
+            "\" },",
+            "token",
+        ),
+        (
+            "buildConfigField(\"String\", \"WEATHER_KEY\", \"\\\"",
+            hex(921),
+            "\\\"\")",
+            "token",
+        ),
+        ("param sqlAdminPassword string = '", pw(922), "'", "token"),
+        ("    SetEnv  SHOP_DB_PASS  \"", pw(923), "\"\n", "password"),
+        (
+            "env[DB_PASSWORD] = ",
+            pw(924),
+            "\nclear_env = no",
+            "password",
+        ),
+        ("export RESTIC_PASSWORD=$'", pw(925), "'", "password"),
+        (
+            "variable \"db_password\" {\n  sensitive = true\n  default   = \"",
+            pw(926),
+            "\"\n}",
+            "password",
+        ),
+        (
+            "keyring.set_password(\"shop-sftp\", \"deploy\", \"",
+            pw(927),
+            "\")",
+            "password",
+        ),
+        (
+            "let req' = applyBasicAuth \"deploy\" \"",
+            pw(928),
+            "\" req",
+            "password",
+        ),
+        (
+            "with Adafruit IO key ",
+            format!("aio_{}", alnum(929, 28)),
+            "",
+            "service-token",
+        ),
+        (
+            "YouTrack token ",
+            format!("perm:Ym9i.{}==.{}", alnum(930, 6), alnum(931, 30)),
+            " for",
+            "service-token",
+        ),
+        (
+            "my nostr key is ",
+            format!(
+                "nsec1{}",
+                chars_from("qpzry9x8gf2tvdw0s3jn54khce6mua7l", 932, 58)
+            ),
+            ", the npub",
+            "service-token",
+        ),
+        (
+            "curl -X POST https://maker.ifttt.com/trigger/garage_open/with/key/",
+            chars_from(URLSAFE, 933, 22),
+            "",
+            "service-token",
+        ),
+        (
+            "decodes to WIFI:T:WPA;S:Shop Office;P:",
+            pw(934),
+            ";H:false;;",
+            "password",
+        ),
+        (
+            "the safe word for Maya is ",
+            lower(935),
+            ", the school asks",
+            "secret",
+        ),
+        (
+            "sending the password in its own message\n",
+            pw(936),
+            "",
+            "secret",
+        ),
+        (
+            "her Apple ID password’s ‘",
+            alnum(937, 12),
+            "’, capital letter at the start",
+            "secret",
+        ),
+    ]);
+    for case in [
+        // A year, a count, a version after a code's word; a PIN's word with no digits.
+        "the PIN diode datasheet from 2019.",
+        "Kód je v repozitáři, verze 2.1.",
+        "pin numpy to 1.26 and move on",
+        // Real words after a passphrase's name.
+        "the passphrase on the card has the same four words as the wifi one, then a digit",
+        "lösenfrasen är lång och svår att minnas",
+        // A mail address, a scheme, an address with a user and no password.
+        "write to mailto:bob@example.com about it",
+        "git clone git@github.com:org/repo.git",
+        "the DSN is https://public@o4412.ingest.sentry.io/77",
+        // A name for a key and a value that reads as a word, a path or an id.
+        "#define CACHE_KEY \"user_profile\"",
+        "headers = { [\"X-Api-Key\"] = os.getenv(\"WEATHER_KEY\") },",
+        "buildConfigField(\"String\", \"API_KEY\", \"\\\"\\\"\")",
+        // A printf piped into a command that reads no password.
+        "printf '%s' 'hello world' | wc -c",
+        "echo 'build done' | tee -a log.txt",
+        // A line below a password's label that is a sentence, a word.
+        "I changed the password\nThanks",
+    ] {
+        assert_eq!(scan(case), vec![], "{case:?}");
+    }
+}
