@@ -1,6 +1,6 @@
 //! The generator of the secrets evaluation set: expands each template of `plants.tsv` and
-//! `held.tsv` to `held6.tsv` (the shapes the rules were written against), `held7.tsv`,
-//! `held8.tsv` and `held9.tsv` (shapes held out from that work) into a fake credential from a
+//! `held.tsv` to `held7.tsv` (the shapes the rules were written against), `held8.tsv` and
+//! `held9.tsv` (shapes held out from that work) into a fake credential from a
 //! fixed seed, so no literal secret is kept anywhere in the repository and every run plants
 //! the same strings.
 //!
@@ -8,7 +8,7 @@
 //! itself, which plants them in transcripts and runs the binary, is `tests/it/secrets.rs`.
 
 /// The templates, one `kind<TAB>template` a line (`#` starts a comment), by file: the
-/// shapes the rules were tuned on (`held.tsv` to `held6.tsv` were each held out for one
+/// shapes the rules were tuned on (`held.tsv` to `held7.tsv` were each held out for one
 /// round, then looked at, so they are tuned on now), then the held-out one.
 pub const FILES: [(&str, &str); 10] = [
     ("plants.tsv", include_str!("plants.tsv")),
@@ -26,8 +26,9 @@ pub const FILES: [(&str, &str); 10] = [
 /// The files whose shapes no rule was written against: their leaks are measured, not
 /// failed on. (`held6.tsv` was held out until the seventh round of rules was written
 /// against it; `held7.tsv` was written blind before that round, `held8.tsv` before an
-/// eighth, `held9.tsv` after it, before a ninth.)
-pub const HELD_OUT: &[&str] = &["held7.tsv", "held8.tsv", "held9.tsv"];
+/// eighth, `held9.tsv` after it; the ninth round was written against `held7.tsv`, with
+/// `held8.tsv` and `held9.tsv` blind to it.)
+pub const HELD_OUT: &[&str] = &["held8.tsv", "held9.tsv"];
 
 /// One planted credential in its line of context.
 #[derive(Debug, Clone)]
