@@ -714,7 +714,7 @@ fn print_table(title: &str, rows: &std::collections::BTreeMap<String, Tally>) {
 /// the known facts back). Prints per file, per kind and per place how many plants reached a
 /// request body, a written file (memory.md, CLAUDE.md, their backups, anything else outside
 /// the transcripts and the state directory) and the ledger's directory. Each must be 0 for
-/// the tuned files (`plants.tsv` and `held.tsv` to `held6.tsv`); the leaks of the held-out
+/// the tuned files (`plants.tsv` and `held.tsv` to `held7.tsv`); the leaks of the held-out
 /// files (`generate::HELD_OUT`) are counted, not failed on, and named (kinds and leaks)
 /// only when `MEMLOOP_EVAL_HELD=1`.
 #[test]
