@@ -1436,38 +1436,49 @@ fn made_up_word(s: &str) -> bool {
     s.len() >= 6 && s.bytes().all(|b| b.is_ascii_lowercase()) && unspelled(s)
 }
 
-/// A lower-case word no language spells: no vowel, four consonants in a row, or few vowels
-/// with three in a row or two at the start that begin no English word (`gsimhefx`).
-fn unspelled(s: &str) -> bool {
-    const ONSETS: &[&str] = &[
-        "bl", "br", "ch", "cl", "cr", "dr", "dw", "fl", "fr", "gl", "gn", "gr", "kn", "ph", "pl",
-        "pr", "ps", "sc", "sh", "sk", "sl", "sm", "sn", "sp", "st", "sv", "sw", "th", "tr", "tw",
-        "wh", "wr", "kr", "kl", "zw", "sz", "pf", "sch",
-    ];
-    let vowel = |c: char| matches!(c, 'a' | 'e' | 'i' | 'o' | 'u' | 'y');
-    let run = s.split(vowel).map(str::len).max().unwrap_or(0);
-    let onset = s.split(vowel).next().unwrap_or_default();
-    let odd_onset = onset.len() >= 2 && !ONSETS.contains(&&onset[..2]);
-    !s.contains(vowel)
-        || run >= 4
-        || (vowel_share(s) < 0.3 && ((s.len() >= 8 && run >= 3) || odd_onset))
+/// How a lower-case word is spelled: whether it has a vowel (`y` counted), its longest run
+/// of consonants, and whether it begins with two consonants that begin no English word.
+struct Spelling {
+    vowel: bool,
+    run: usize,
+    odd_onset: bool,
 }
 
-/// A word of a made-up phrase: no vowel, three consonants in a row, or two at the start
-/// that begin no English word (`q` without `u` among them).
-fn odd_word(s: &str) -> bool {
+fn spelling(s: &str) -> Spelling {
     const ONSETS: &[&str] = &[
         "bl", "br", "ch", "cl", "cr", "dr", "dw", "fl", "fr", "gh", "gl", "gn", "gr", "kh", "kn",
         "ph", "pl", "pn", "pr", "ps", "sc", "sh", "sk", "sl", "sm", "sn", "sp", "sq", "st", "sv",
         "sw", "th", "tr", "ts", "tw", "wh", "wr", "kr", "kl", "zw", "sz", "pf",
     ];
     let vowel = |c: char| matches!(c, 'a' | 'e' | 'i' | 'o' | 'u' | 'y');
-    let run = s.split(vowel).map(str::len).max().unwrap_or(0);
     let onset = s.split(vowel).next().unwrap_or_default();
-    !s.contains(vowel)
-        || run >= 3
-        || (s.contains('q') && !s.contains("qu"))
-        || (onset.len() >= 2 && !ONSETS.contains(&&onset[..2]))
+    Spelling {
+        vowel: s.contains(vowel),
+        run: s.split(vowel).map(str::len).max().unwrap_or(0),
+        odd_onset: onset.len() >= 2 && !ONSETS.contains(&&onset[..2]),
+    }
+}
+
+/// A lower-case word no language spells: no vowel, four consonants in a row, or few vowels
+/// with three in a row or two at the start that begin no English word (`gsimhefx`).
+fn unspelled(s: &str) -> bool {
+    let Spelling {
+        vowel,
+        run,
+        odd_onset,
+    } = spelling(s);
+    !vowel || run >= 4 || (vowel_share(s) < 0.3 && ((s.len() >= 8 && run >= 3) || odd_onset))
+}
+
+/// A word of a made-up phrase: no vowel, three consonants in a row, two at the start that
+/// begin no English word, or a `q` without `u`.
+fn odd_word(s: &str) -> bool {
+    let Spelling {
+        vowel,
+        run,
+        odd_onset,
+    } = spelling(s);
+    !vowel || run >= 3 || odd_onset || (s.contains('q') && !s.contains("qu"))
 }
 
 /// A word after which a value is said: `:`, `=`, a dash, a word ending in `:`, a copula
