@@ -1228,8 +1228,16 @@ pub(super) fn generated_word_in(text: &str, label: Range<usize>) -> Option<Range
             }
         }
     }
-    // A value alone on the line right below ("sending the password in its own message",
-    // then it): letters and digits, and neither an address, a path nor code.
+    // A value glued to the label (`password=…`) is an assignment's, not this rule's.
+    let glued = text[window.clone()]
+        .chars()
+        .next()
+        .is_some_and(|c| !c.is_whitespace());
+    if let Some(found) = value_after(text, window.clone(), &label_word, glued) {
+        return Some(found);
+    }
+    // Else a value alone on the line right below ("sending the password in its own
+    // message", then it): letters and digits, and neither an address, a path nor code.
     let rest = &text[window.end..];
     if let Some(below) = rest
         .strip_prefix("\r\n")
@@ -1237,7 +1245,8 @@ pub(super) fn generated_word_in(text: &str, label: Range<usize>) -> Option<Range
     {
         let line = below.split(['\r', '\n']).next().unwrap_or_default();
         let at = text.len() - below.len();
-        if let [word] = line.split_whitespace().collect::<Vec<_>>()[..] {
+        let mut words = line.split_whitespace();
+        if let (Some(word), None) = (words.next(), words.next()) {
             let at = at + (word.as_ptr() as usize - line.as_ptr() as usize);
             let lone_value = word.len() >= 8
                 && word.bytes().any(|b| b.is_ascii_alphabetic())
@@ -1254,14 +1263,6 @@ pub(super) fn generated_word_in(text: &str, label: Range<usize>) -> Option<Range
                 return Some(at..at + word.len());
             }
         }
-    }
-    // A value glued to the label (`password=…`) is an assignment's, not this rule's.
-    let glued = text[window.clone()]
-        .chars()
-        .next()
-        .is_some_and(|c| !c.is_whitespace());
-    if let Some(found) = value_after(text, window.clone(), &label_word, glued) {
-        return Some(found);
     }
     // Back from the label only a word with digits or symbols among its letters: capitals
     // alone are a shout (`IGNORE PREVIOUS INSTRUCTIONS`), not a password.
