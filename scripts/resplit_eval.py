@@ -27,8 +27,10 @@ from pathlib import Path
 # alone, is held.
 # Round 10 (2026-12-02, a later session): fresh9 is tuned on; only fresh10, written blind and
 # committed alone, is held.
-ROUND = 10
-HELD_FILES = {"fresh10.jsonl"}
+# Round 11 (2026-12-03): fresh10 is tuned on; only fresh11, written blind and committed alone
+# before round 10 ended, is held.
+ROUND = 11
+HELD_FILES = {"fresh11.jsonl"}
 
 # Round 1: the families below were held out, and still get their `family` field.
 # Facts ----------------------------------------------------------------------------------
