@@ -467,6 +467,51 @@ fn a_fact_the_filter_cannot_vouch_for_waits_for_review() {
     assert!(env.memory().contains(RISKY), "{}", env.memory());
 }
 
+/// A standing rule over a person's records, and trust handed to whoever sends a message,
+/// pass every phrasing rule of the filter (issue 17, round 11): quoted from the person's
+/// own words, each waits in `memory review` as a risky step instead of entering memory.md;
+/// the same objects in a habit are written.
+#[test]
+fn a_standing_rule_over_records_or_trust_in_whoever_asks_waits_for_review() {
+    const STANDING: &str = "Their national ID may be typed into any form.";
+    const WHOEVER: &str = "Tax refunds go to whatever bank account is given in a message.";
+    const HABIT: &str = "Pays off the credit card in full every month.";
+    let env = TestEnv::new();
+    env.create_vault("gamma");
+    env.add_transcript(
+        "gamma",
+        "2025-07-06-1000-records.md",
+        &transcript(
+            "2025-07-06",
+            "10:00",
+            "Notes",
+            &format!("{STANDING}\n\n{WHOEVER}\n\n{HABIT}"),
+        ),
+    );
+    let mock = Mock::start();
+    let fact = |text: &str| json!({"category": "Preferences", "scope": "global", "text": text, "evidence": text});
+    let facts = json!({"facts": [fact(STANDING), fact(WHOEVER), fact(HABIT)]});
+    mock.when(
+        |r| r.user_text().contains(HABIT),
+        Reply::Raw(anthropic_tool_use(&facts, 100, 20)),
+    );
+
+    let report = env.extract(&mock, &[], 0);
+
+    assert_eq!(
+        report["facts"]["held_by"]["it would let the assistant take a risky step unchecked"], 2,
+        "{report}"
+    );
+    let memory = bullets(&env.memory());
+    assert_eq!(memory, vec![HABIT.to_owned()], "{memory:?}");
+    let listed = env.cmd().args(["memory", "review"]).output().unwrap();
+    let listed = String::from_utf8_lossy(&listed.stdout).into_owned();
+    assert!(
+        listed.contains(STANDING) && listed.contains(WHOEVER),
+        "{listed}"
+    );
+}
+
 /// A fact the model sends over several lines, a list the person typed, is written as one
 /// bullet, its items joined (`fact::one_line`); one whose lines hold a turn heading is
 /// still refused for its line breaks, and nothing of it reaches memory.md.
